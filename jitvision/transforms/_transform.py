@@ -1,0 +1,147 @@
+"""The Transform base class: one scriptable tensor path, and a Python path over any nesting of samples.
+
+``forward`` is typed ``Tensor -> Tensor`` because that is what TorchScript compiles; under
+``torch.jit.is_scripting()`` it draws parameters from the tensor's size and transforms it. In Python (eager,
+dynamo, export) ``forward`` flattens any nesting of dicts/lists/tuples with ``torch.utils._pytree``, decides
+per leaf whether to transform it (torchvision's rules), draws one set of parameters for the whole sample
+and calls ``transform`` on each selected leaf. ``__call__`` packs several positional inputs into a tuple,
+so ``t(image, boxes)`` returns a tuple, as in torchvision.
+
+Parameters are tensors drawn with torch's RNG (see ``_draw``), so a compiled random transform keeps drawing
+new values without recompiling.
+"""
+
+from typing import Any, Callable, Dict, List, Optional
+
+import PIL.Image
+import torch
+from torch import nn
+from torch.utils import _pytree as pytree
+
+from ..tv_tensors import kind_of
+from ._utils import is_image_like, query_device, query_size
+from .functional._dispatch import _passthrough, get_kernel, is_pure_tensor
+
+Params = Dict[str, torch.Tensor]
+
+
+class Transform(nn.Module):
+    """Base of every jitvision transform.
+
+    Subclasses set ``_functional`` (the functional whose registered kernels decide which tv_tensor kinds
+    are transformed; others pass through), implement ``transform(inpt, params)`` with calls to functionals,
+    and, if random, ``_draw(height, width, device)`` returning tensor parameters.
+    """
+
+    # Leaves of other types (strings, ints, ...) pass through untouched.
+    _transformed_types: tuple[type, ...] = (torch.Tensor, PIL.Image.Image)
+    _functional: Optional[Callable[..., Any]] = None
+    # A torch.Generator cannot be saved with a scripted module; the scripted path uses the global RNG.
+    __jit_ignored_attributes__ = ["generator"]
+
+    def __init__(self, *, generator: Optional[torch.Generator] = None) -> None:
+        super().__init__()
+        if generator is not None and not isinstance(generator, torch.Generator):
+            raise TypeError(f"{type(self).__name__}: generator must be a torch.Generator, got {generator!r}")
+        self.generator = generator
+
+    def __call__(self, *inputs: Any) -> Any:
+        if not inputs:
+            raise TypeError(f"{type(self).__name__}: expected at least one input")
+        return super().__call__(inputs if len(inputs) > 1 else inputs[0])
+
+    def forward(self, inpt: torch.Tensor) -> torch.Tensor:
+        if torch.jit.is_scripting():
+            return self.transform(inpt, self._draw(inpt.shape[-2], inpt.shape[-1], inpt.device))
+        return self._forward_sample(inpt)
+
+    # ---- the Python path -------------------------------------------------------------------------------
+
+    @torch.jit.unused
+    def _forward_sample(self, sample: Any) -> Any:
+        flat_inputs, spec = pytree.tree_flatten(sample)
+        self.check_inputs(flat_inputs)
+        needs_transform = self._needs_transform_list(flat_inputs)
+        selected = [inpt for inpt, needs in zip(flat_inputs, needs_transform) if needs]
+        params = self.make_params(selected) if selected else {}
+        flat_outputs = [
+            self.transform(inpt, params) if needs else inpt for inpt, needs in zip(flat_inputs, needs_transform)
+        ]
+        return pytree.tree_unflatten(flat_outputs, spec)
+
+    @torch.jit.unused
+    def _needs_transform_list(self, flat_inputs: List[Any]) -> List[bool]:
+        # torchvision's rule: without an image or video in the sample, the first pure tensor is the image and
+        # later pure tensors (labels, ...) pass through; with one, every pure tensor passes through.
+        transform_pure_tensor = not any(is_image_like(inpt) for inpt in flat_inputs)
+        needs = []
+        for inpt in flat_inputs:
+            if not isinstance(inpt, self._transformed_types):
+                needs.append(False)
+            elif is_pure_tensor(inpt):
+                needs.append(transform_pure_tensor)
+                transform_pure_tensor = False
+            else:
+                needs.append(self._supports(type(inpt)))
+        return needs
+
+    @torch.jit.unused
+    def _supports(self, input_type: type) -> bool:
+        """Whether a (non pure tensor) leaf of this type is transformed rather than passed through."""
+        if self._functional is None:
+            return True
+        if issubclass(input_type, PIL.Image.Image):
+            return get_kernel(self._functional, PIL.Image.Image, allow_passthrough=True) is not _passthrough
+        if kind_of(input_type) is None and not issubclass(input_type, torch.Tensor):
+            return False
+        return get_kernel(self._functional, input_type, allow_passthrough=True) is not _passthrough
+
+    @torch.jit.unused
+    def check_inputs(self, flat_inputs: List[Any]) -> None:
+        """Reject samples this transform cannot handle (subclasses override)."""
+
+    @torch.jit.unused
+    def make_params(self, flat_inputs: List[Any]) -> Dict[str, Any]:
+        """Parameters shared by every leaf of one sample (torchvision's hook, kept for custom subclasses)."""
+        height, width = query_size(flat_inputs, type(self).__name__)
+        return self._draw(height, width, query_device(flat_inputs))
+
+    # ---- what subclasses implement ------------------------------------------------------------------------
+
+    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        """Tensor parameters for an input of this size; deterministic transforms draw nothing."""
+        return torch.jit.annotate(Dict[str, torch.Tensor], {})
+
+    def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        raise NotImplementedError(f"{type(self).__name__} does not implement transform()")
+
+    def _rng(self) -> Optional[torch.Generator]:
+        if torch.jit.is_scripting():
+            return None
+        return self._eager_generator()
+
+    @torch.jit.unused
+    def _eager_generator(self) -> Optional[torch.Generator]:
+        if self.generator is not None and torch.compiler.is_compiling():
+            raise ValueError(
+                f"{type(self).__name__}: a torch.Generator cannot be used under torch.compile/export "
+                "(dynamo does not trace generators); seed the global RNG with torch.manual_seed instead"
+            )
+        return self.generator
+
+
+class RandomApplyTransform(Transform):
+    """A transform applied with probability ``p``: the coin is a tensor, so compiled code stays random."""
+
+    def __init__(self, p: float = 0.5, *, generator: Optional[torch.Generator] = None) -> None:
+        super().__init__(generator=generator)
+        if not (0.0 <= p <= 1.0):
+            raise ValueError(f"{type(self).__name__}: p must be a probability in [0, 1], got {p}")
+        self.p = p
+
+    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        coin = torch.rand((), generator=self._rng(), device=device)
+        return {"apply": coin < self.p}
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"

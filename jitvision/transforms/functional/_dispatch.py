@@ -1,0 +1,112 @@
+"""The kernel registry: which kernel a functional runs for which input type.
+
+Plain tensors never come here: every functional sends them straight to its image kernel (that branch is
+all TorchScript sees). For everything else the functional asks ``get_kernel`` for the kernel registered for
+the input's type (walking the type's MRO, then mapping a torchvision tv_tensor to the jitvision kind of the
+same name). Kernels registered with ``tv_tensor_wrapper=True`` see a plain tensor and their output is
+wrapped back into the input's type, so they stay pure tensor functions that dynamo traces into one graph.
+"""
+
+import functools
+from typing import Any, Callable
+
+import torch
+
+from ... import tv_tensors
+from ...tv_tensors import TVTensor, kind_of
+
+Kernel = Callable[..., Any]
+
+_KERNEL_REGISTRY: dict[Callable[..., Any], dict[type, Kernel]] = {}
+
+
+@torch.jit.unused  # scripted code only ever sees plain tensors; every caller checks is_scripting() first
+def is_pure_tensor(inpt: torch.Tensor) -> bool:
+    """True for a tensor that is not a tv_tensor (ours or torchvision's)."""
+    if type(inpt) is torch.Tensor:
+        return True
+    return isinstance(inpt, torch.Tensor) and kind_of(type(inpt)) is None and not isinstance(inpt, TVTensor)
+
+
+def unwrap(inpt: torch.Tensor) -> torch.Tensor:
+    """The plain tensor behind a tv_tensor, sharing its storage."""
+    if torch.compiler.is_compiling():
+        # as_subclass on a tensor subclass is rejected by dynamo; a view goes through __torch_function__,
+        # which returns plain tensors, and traces.
+        return inpt.view(inpt.shape)
+    return inpt.as_subclass(torch.Tensor)
+
+
+def _wrapping(kernel: Kernel) -> Kernel:
+    @functools.wraps(kernel)
+    def run_and_rewrap(inpt: torch.Tensor, *args: Any, **kwargs: Any) -> Any:
+        return tv_tensors.wrap(kernel(unwrap(inpt), *args, **kwargs), like=inpt)
+
+    return run_and_rewrap
+
+
+def register_kernel(
+    functional: Callable[..., Any], tv_tensor_cls: type, *, tv_tensor_wrapper: bool = True
+) -> Callable[[Kernel], Kernel]:
+    """Decorator: run the decorated kernel when ``functional`` gets an input of type ``tv_tensor_cls``.
+
+    With ``tv_tensor_wrapper`` the kernel gets the plain tensor and its output is wrapped back into the
+    input's type; without it, the kernel gets the tv_tensor itself (to read metadata such as
+    ``canvas_size``) and must return what the functional should return.
+    """
+    if not callable(functional):
+        raise TypeError(f"register_kernel: functional must be callable, got {functional!r}")
+    if not isinstance(tv_tensor_cls, type):
+        raise TypeError(f"register_kernel: tv_tensor_cls must be a type, got {tv_tensor_cls!r}")
+    if tv_tensor_cls is torch.Tensor:
+        raise ValueError("register_kernel: plain tensors always use the image kernel and cannot be registered")
+
+    def decorator(kernel: Kernel) -> Kernel:
+        registry = _KERNEL_REGISTRY.setdefault(functional, {})
+        wraps_tensor = tv_tensor_wrapper and issubclass(tv_tensor_cls, torch.Tensor)
+        registry[tv_tensor_cls] = _wrapping(kernel) if wraps_tensor else kernel
+        return kernel
+
+    return decorator
+
+
+def get_kernel(functional: Callable[..., Any], input_type: type, *, allow_passthrough: bool = False) -> Kernel:
+    """The kernel registered for ``input_type`` (or the nearest registered base type)."""
+    registry = _KERNEL_REGISTRY.get(functional, {})
+    for cls in input_type.__mro__:
+        if cls in registry:
+            return registry[cls]
+    kind = kind_of(input_type)
+    if kind is not None and kind in registry:
+        return registry[kind]
+    if allow_passthrough and (kind is not None or issubclass(input_type, TVTensor)):
+        return _passthrough
+    supported = sorted(cls.__name__ for cls in registry)
+    raise TypeError(
+        f"{functional.__name__}: unsupported input type {input_type.__name__}; "
+        f"supported are plain tensors and {supported}"
+    )
+
+
+def _passthrough(inpt: Any, *args: Any, **kwargs: Any) -> Any:
+    return inpt
+
+
+def register_kernels(functional: Callable[..., Any], kernels: dict[type, Kernel], *, wrapper: bool = True) -> None:
+    """Register several kernels of one functional at once (the table form of ``register_kernel``)."""
+    for cls, kernel in kernels.items():
+        register_kernel(functional, cls, tv_tensor_wrapper=wrapper)(kernel)
+
+
+def is_tracing() -> bool:
+    """True under dynamo (torch.compile, torch.export): random choices must then stay tensors."""
+    if torch.jit.is_scripting():
+        return False
+    return torch.compiler.is_compiling()
+
+
+def where_like(condition: torch.Tensor, if_true: torch.Tensor, if_false: torch.Tensor) -> torch.Tensor:
+    """``torch.where`` that keeps the tv_tensor type and metadata of ``if_true``."""
+    if torch.jit.is_scripting() or is_pure_tensor(if_true):
+        return torch.where(condition, if_true, if_false)
+    return tv_tensors.wrap(torch.where(condition, unwrap(if_true), unwrap(if_false)), like=if_true)

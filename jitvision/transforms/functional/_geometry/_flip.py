@@ -1,0 +1,132 @@
+"""horizontal_flip and vertical_flip: kernels per kind and their functionals."""
+
+from typing import List
+
+import PIL.Image
+import torch
+
+from ....tv_tensors import (
+    BoundingBoxes,
+    BoundingBoxFormat,
+    Image,
+    KeyPoints,
+    Mask,
+    Video,
+    box_format_from,
+    wrap,
+)
+from .._dispatch import get_kernel, is_pure_tensor, register_kernel, unwrap
+from .._meta import get_canvas_size
+
+
+def horizontal_flip_image(image: torch.Tensor) -> torch.Tensor:
+    return image.flip(-1)
+
+
+def vertical_flip_image(image: torch.Tensor) -> torch.Tensor:
+    return image.flip(-2)
+
+
+horizontal_flip_mask = horizontal_flip_image
+vertical_flip_mask = vertical_flip_image
+horizontal_flip_video = horizontal_flip_image
+vertical_flip_video = vertical_flip_image
+
+
+def horizontal_flip_image_pil(image: PIL.Image.Image) -> PIL.Image.Image:
+    return image.transpose(PIL.Image.Transpose.FLIP_LEFT_RIGHT)
+
+
+def vertical_flip_image_pil(image: PIL.Image.Image) -> PIL.Image.Image:
+    return image.transpose(PIL.Image.Transpose.FLIP_TOP_BOTTOM)
+
+
+def _flip_boxes(boxes: torch.Tensor, format: BoundingBoxFormat, extent: int, axis: int) -> torch.Tensor:
+    # axis 0 flips x (horizontal), axis 1 flips y (vertical).
+    lo, hi = axis, axis + 2
+    if format == BoundingBoxFormat.XYXY:
+        mirrored_lo = extent - boxes[..., hi]
+        mirrored_hi = extent - boxes[..., lo]
+    elif format == BoundingBoxFormat.XYWH:
+        mirrored_lo = extent - boxes[..., lo] - boxes[..., hi]
+        mirrored_hi = boxes[..., hi]
+    else:  # CXCYWH: the center mirrors, the size stays
+        mirrored_lo = extent - boxes[..., lo]
+        mirrored_hi = boxes[..., hi]
+    columns: List[torch.Tensor] = [boxes[..., 0], boxes[..., 1], boxes[..., 2], boxes[..., 3]]
+    columns[lo] = mirrored_lo
+    columns[hi] = mirrored_hi
+    return torch.stack(columns, dim=-1)
+
+
+def horizontal_flip_bounding_boxes(
+    bounding_boxes: torch.Tensor, format: BoundingBoxFormat, canvas_size: List[int]
+) -> torch.Tensor:
+    return _flip_boxes(bounding_boxes, format, canvas_size[1], 0)
+
+
+def vertical_flip_bounding_boxes(
+    bounding_boxes: torch.Tensor, format: BoundingBoxFormat, canvas_size: List[int]
+) -> torch.Tensor:
+    return _flip_boxes(bounding_boxes, format, canvas_size[0], 1)
+
+
+def _flip_keypoints(keypoints: torch.Tensor, extent: int, axis: int) -> torch.Tensor:
+    # Keypoints are pixel indices: the mirror of x is (extent - 1) - x.
+    flipped = keypoints.clone()
+    flipped[..., axis] = (extent - 1) - keypoints[..., axis]
+    return flipped
+
+
+def horizontal_flip_keypoints(keypoints: torch.Tensor, canvas_size: List[int]) -> torch.Tensor:
+    return _flip_keypoints(keypoints, canvas_size[1], 0)
+
+
+def vertical_flip_keypoints(keypoints: torch.Tensor, canvas_size: List[int]) -> torch.Tensor:
+    return _flip_keypoints(keypoints, canvas_size[0], 1)
+
+
+def horizontal_flip(inpt: torch.Tensor) -> torch.Tensor:
+    """Mirror left-right. Plain tensors are treated as images."""
+    if torch.jit.is_scripting() or is_pure_tensor(inpt):
+        return horizontal_flip_image(inpt)
+    return get_kernel(horizontal_flip, type(inpt))(inpt)
+
+
+def vertical_flip(inpt: torch.Tensor) -> torch.Tensor:
+    """Mirror top-bottom. Plain tensors are treated as images."""
+    if torch.jit.is_scripting() or is_pure_tensor(inpt):
+        return vertical_flip_image(inpt)
+    return get_kernel(vertical_flip, type(inpt))(inpt)
+
+
+hflip = horizontal_flip
+vflip = vertical_flip
+
+for _kind in (Image, Video, Mask):
+    register_kernel(horizontal_flip, _kind)(horizontal_flip_image)
+    register_kernel(vertical_flip, _kind)(vertical_flip_image)
+register_kernel(horizontal_flip, PIL.Image.Image)(horizontal_flip_image_pil)
+register_kernel(vertical_flip, PIL.Image.Image)(vertical_flip_image_pil)
+
+
+@register_kernel(horizontal_flip, BoundingBoxes, tv_tensor_wrapper=False)
+def _horizontal_flip_bounding_boxes_dispatch(inpt: torch.Tensor) -> torch.Tensor:
+    out = horizontal_flip_bounding_boxes(unwrap(inpt), box_format_from(inpt.format), get_canvas_size(inpt))
+    return wrap(out, like=inpt)
+
+
+@register_kernel(vertical_flip, BoundingBoxes, tv_tensor_wrapper=False)
+def _vertical_flip_bounding_boxes_dispatch(inpt: torch.Tensor) -> torch.Tensor:
+    out = vertical_flip_bounding_boxes(unwrap(inpt), box_format_from(inpt.format), get_canvas_size(inpt))
+    return wrap(out, like=inpt)
+
+
+@register_kernel(horizontal_flip, KeyPoints, tv_tensor_wrapper=False)
+def _horizontal_flip_keypoints_dispatch(inpt: torch.Tensor) -> torch.Tensor:
+    return wrap(horizontal_flip_keypoints(unwrap(inpt), get_canvas_size(inpt)), like=inpt)
+
+
+@register_kernel(vertical_flip, KeyPoints, tv_tensor_wrapper=False)
+def _vertical_flip_keypoints_dispatch(inpt: torch.Tensor) -> torch.Tensor:
+    return wrap(vertical_flip_keypoints(unwrap(inpt), get_canvas_size(inpt)), like=inpt)

@@ -1,0 +1,151 @@
+"""Metadata kernels: sizes, bounding box format conversion, clamping to the canvas."""
+
+from typing import List, Optional
+
+import PIL.Image
+import torch
+
+from ...tv_tensors import BoundingBoxes, BoundingBoxFormat, KeyPoints, box_format_from, kind_of, wrap
+from ._dispatch import get_kernel, is_pure_tensor, register_kernel, unwrap
+
+
+def get_canvas_size(inpt: torch.Tensor) -> List[int]:
+    """[height, width] of the canvas of a BoundingBoxes/KeyPoints (ours or torchvision's)."""
+    canvas_size = getattr(inpt, "canvas_size", None)
+    if canvas_size is None:
+        raise ValueError(f"{type(inpt).__name__} has no canvas_size: boxes and keypoints need one")
+    return [int(canvas_size[0]), int(canvas_size[1])]
+
+
+def get_size_image(image: torch.Tensor) -> List[int]:
+    if image.ndim < 2:
+        raise ValueError(f"get_size: expected an image with at least 2 dimensions, got {image.ndim}")
+    return [image.shape[-2], image.shape[-1]]
+
+
+def get_size(inpt: torch.Tensor) -> List[int]:
+    """[height, width] of an image, video, mask, PIL image, or the canvas of boxes/keypoints."""
+    if torch.jit.is_scripting() or is_pure_tensor(inpt):
+        return get_size_image(inpt)
+    if isinstance(inpt, PIL.Image.Image):
+        return [inpt.height, inpt.width]
+    if kind_of(type(inpt)) in (BoundingBoxes, KeyPoints):
+        return get_canvas_size(inpt)
+    if isinstance(inpt, torch.Tensor):
+        return get_size_image(inpt)
+    raise TypeError(f"get_size: unsupported input type {type(inpt).__name__}")
+
+
+def convert_bounding_box_format_kernel(
+    boxes: torch.Tensor, old_format: BoundingBoxFormat, new_format: BoundingBoxFormat
+) -> torch.Tensor:
+    """Boxes ``[..., 4]`` from one layout to another (a new tensor; the input is not modified)."""
+    if old_format == new_format:
+        return boxes.clone()
+    a, b, c, d = boxes.unbind(-1)
+    if old_format == BoundingBoxFormat.XYWH:
+        x1, y1, x2, y2 = a, b, a + c, b + d
+    elif old_format == BoundingBoxFormat.CXCYWH:
+        half_w, half_h = c / 2, d / 2
+        if not boxes.is_floating_point():
+            # torchvision rounds integer boxes down: cx - w/2 with an integer division
+            half_w, half_h = torch.div(c, 2, rounding_mode="floor"), torch.div(d, 2, rounding_mode="floor")
+        x1, y1, x2, y2 = a - half_w, b - half_h, a - half_w + c, b - half_h + d
+    else:
+        x1, y1, x2, y2 = a, b, c, d
+    if new_format == BoundingBoxFormat.XYWH:
+        out = [x1, y1, x2 - x1, y2 - y1]
+    elif new_format == BoundingBoxFormat.CXCYWH:
+        w, h = x2 - x1, y2 - y1
+        if boxes.is_floating_point():
+            out = [x1 + w / 2, y1 + h / 2, w, h]
+        else:
+            out = [
+                x1 + torch.div(w, 2, rounding_mode="floor"),
+                y1 + torch.div(h, 2, rounding_mode="floor"),
+                w,
+                h,
+            ]
+    else:
+        out = [x1, y1, x2, y2]
+    return torch.stack(out, dim=-1).to(boxes.dtype)
+
+
+def convert_bounding_box_format(
+    inpt: torch.Tensor,
+    old_format: Optional[BoundingBoxFormat] = None,
+    new_format: Optional[BoundingBoxFormat] = None,
+    inplace: bool = False,
+) -> torch.Tensor:
+    """Convert boxes between XYXY, XYWH and CXCYWH. Plain tensors need ``old_format``."""
+    if new_format is None:
+        raise TypeError("convert_bounding_box_format: new_format is required")
+    if torch.jit.is_scripting() or is_pure_tensor(inpt):
+        if old_format is None:
+            raise ValueError("convert_bounding_box_format: plain tensors need old_format")
+        return convert_bounding_box_format_kernel(inpt, old_format, new_format)
+    if kind_of(type(inpt)) is not BoundingBoxes:
+        raise TypeError(f"convert_bounding_box_format: expected BoundingBoxes, got {type(inpt).__name__}")
+    if old_format is not None:
+        raise ValueError("convert_bounding_box_format: old_format must not be passed with BoundingBoxes")
+    new = box_format_from(new_format)
+    out = convert_bounding_box_format_kernel(unwrap(inpt), box_format_from(inpt.format), new)
+    return wrap(out, like=inpt, format=new)
+
+
+def clamp_bounding_boxes_kernel(
+    boxes: torch.Tensor,
+    format: BoundingBoxFormat,
+    canvas_size: List[int],
+    clamping_mode: Optional[str] = "soft",
+) -> torch.Tensor:
+    """Boxes clipped to the canvas (computed in XYXY, returned in ``format`` and the input dtype)."""
+    if clamping_mode is None:
+        return boxes.clone()
+    xyxy = convert_bounding_box_format_kernel(boxes.float(), format, BoundingBoxFormat.XYXY)
+    limits = torch.tensor(
+        [canvas_size[1], canvas_size[0], canvas_size[1], canvas_size[0]], dtype=xyxy.dtype, device=xyxy.device
+    )
+    clamped = torch.minimum(xyxy.clamp(min=0), limits)
+    return convert_bounding_box_format_kernel(clamped, BoundingBoxFormat.XYXY, format).to(boxes.dtype)
+
+
+def clamp_bounding_boxes(
+    inpt: torch.Tensor,
+    format: Optional[BoundingBoxFormat] = None,
+    canvas_size: Optional[List[int]] = None,
+    clamping_mode: Optional[str] = "auto",
+) -> torch.Tensor:
+    """Clip boxes to their canvas. Plain tensors need ``format``, ``canvas_size`` and a clamping mode."""
+    if torch.jit.is_scripting() or is_pure_tensor(inpt):
+        if format is None or canvas_size is None or clamping_mode == "auto":
+            raise ValueError("clamp_bounding_boxes: plain tensors need format, canvas_size and clamping_mode")
+        return clamp_bounding_boxes_kernel(inpt, format, canvas_size, clamping_mode)
+    return get_kernel(clamp_bounding_boxes, type(inpt))(inpt, clamping_mode=clamping_mode)
+
+
+@register_kernel(clamp_bounding_boxes, BoundingBoxes, tv_tensor_wrapper=False)
+def _clamp_bounding_boxes_dispatch(inpt: torch.Tensor, clamping_mode: Optional[str] = "auto") -> torch.Tensor:
+    mode = inpt.clamping_mode if clamping_mode == "auto" else clamping_mode
+    out = clamp_bounding_boxes_kernel(unwrap(inpt), box_format_from(inpt.format), get_canvas_size(inpt), mode)
+    return wrap(out, like=inpt)
+
+
+def clamp_keypoints_kernel(keypoints: torch.Tensor, canvas_size: List[int]) -> torch.Tensor:
+    """Keypoints clipped to pixel indices of the canvas: x in [0, W - 1], y in [0, H - 1]."""
+    limits = torch.tensor([canvas_size[1] - 1, canvas_size[0] - 1], dtype=torch.float32, device=keypoints.device)
+    return torch.minimum(keypoints.float().clamp(min=0), limits).to(keypoints.dtype)
+
+
+def clamp_keypoints(inpt: torch.Tensor, canvas_size: Optional[List[int]] = None) -> torch.Tensor:
+    """Clip keypoints to their canvas. Plain tensors need ``canvas_size``."""
+    if torch.jit.is_scripting() or is_pure_tensor(inpt):
+        if canvas_size is None:
+            raise ValueError("clamp_keypoints: plain tensors need canvas_size")
+        return clamp_keypoints_kernel(inpt, canvas_size)
+    return get_kernel(clamp_keypoints, type(inpt))(inpt)
+
+
+@register_kernel(clamp_keypoints, KeyPoints, tv_tensor_wrapper=False)
+def _clamp_keypoints_dispatch(inpt: torch.Tensor) -> torch.Tensor:
+    return wrap(clamp_keypoints_kernel(unwrap(inpt), get_canvas_size(inpt)), like=inpt)

@@ -1,0 +1,74 @@
+"""Tensor subclasses that tell transforms what a tensor holds: the drop-in for ``torchvision.tv_tensors``."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Optional
+
+import torch
+
+from ._bounding_boxes import BoundingBoxes, BoundingBoxFormat, KeyPoints, box_format_from
+from ._image import Image, Mask, Video
+from ._tv_tensor import TVTensor
+
+__all__ = [
+    "TVTensor",
+    "Image",
+    "Video",
+    "Mask",
+    "BoundingBoxes",
+    "BoundingBoxFormat",
+    "KeyPoints",
+    "wrap",
+    "kind_of",
+    "box_format_from",
+]
+
+_OUR_KINDS: tuple[type, ...] = (Image, Video, Mask, BoundingBoxes, KeyPoints)
+
+
+def kind_of(cls: type) -> Optional[type]:
+    """The jitvision class an input type stands for: itself (or its jitvision base) for our types, the
+    same-named jitvision class for a ``torchvision.tv_tensors`` type, None for anything else."""
+    for kind in _OUR_KINDS:
+        if issubclass(cls, kind):
+            return kind
+    # torchvision is never imported by us: if one of its tv_tensors exists, its module is already loaded.
+    torchvision_tv_tensors = sys.modules.get("torchvision.tv_tensors")
+    if torchvision_tv_tensors is not None:
+        for kind in _OUR_KINDS:
+            if issubclass(cls, getattr(torchvision_tv_tensors, kind.__name__)):
+                return kind
+    return None
+
+
+def traceable_class(cls: type) -> type:
+    """The same class, found among the known tv_tensor classes.
+
+    Dynamo only traces ``as_subclass(cls)`` when ``cls`` has a source it can guard on; ``type(x)`` of a
+    tensor created inside the graph has none, while the same class read from a module-level list has.
+    """
+    if not torch.compiler.is_compiling():
+        return cls
+    for known in TVTensor._subclasses:
+        if cls is known:
+            return known
+    torchvision_tv_tensors = sys.modules.get("torchvision.tv_tensors")
+    if torchvision_tv_tensors is not None:
+        for kind in _OUR_KINDS:
+            known = getattr(torchvision_tv_tensors, kind.__name__)
+            if cls is known:
+                return known
+    return cls
+
+
+def wrap(tensor: torch.Tensor, *, like: torch.Tensor, **metadata: Any) -> torch.Tensor:
+    """``tensor`` as the type of ``like`` (a jitvision or torchvision tv_tensor), with ``like``'s metadata
+    except where ``metadata`` overrides it."""
+    cls = traceable_class(type(like))
+    if isinstance(like, TVTensor):
+        return cls._wrap(tensor, **{**like._metadata(), **metadata})
+    # A torchvision tv_tensor: its own classmethod keeps its own metadata types (its format enum, ...).
+    if "format" in metadata:
+        metadata["format"] = metadata["format"].name
+    return cls.wrap(tensor, like=like, **metadata)

@@ -1,0 +1,106 @@
+"""BoundingBoxes and KeyPoints: coordinates that live on a canvas of a known size."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Optional, Sequence
+
+import torch
+
+from ._tv_tensor import TVTensor
+
+
+class BoundingBoxFormat(Enum):
+    """How the four numbers of a box are laid out.
+
+    ``XYXY``: top-left and bottom-right corners; ``XYWH``: top-left corner, width, height;
+    ``CXCYWH``: center, width, height.
+    """
+
+    XYXY = "XYXY"
+    XYWH = "XYWH"
+    CXCYWH = "CXCYWH"
+
+
+def _canvas_size(canvas_size: Any, owner: str) -> tuple[int, int]:
+    if not isinstance(canvas_size, Sequence) or len(canvas_size) != 2:
+        raise ValueError(f"{owner}: canvas_size must be a (height, width) pair, got {canvas_size!r}")
+    height, width = (int(v) for v in canvas_size)
+    if height <= 0 or width <= 0:
+        raise ValueError(f"{owner}: canvas_size must be positive, got {canvas_size!r}")
+    return height, width
+
+
+def box_format_from(format: Any) -> BoundingBoxFormat:
+    """Our ``BoundingBoxFormat`` for a format given as ours, a string, or torchvision's enum."""
+    if isinstance(format, BoundingBoxFormat):
+        return format
+    name = format.upper() if isinstance(format, str) else getattr(format, "name", None)
+    if name not in BoundingBoxFormat.__members__:
+        raise ValueError(f"BoundingBoxes: format must be one of {list(BoundingBoxFormat.__members__)}, got {format!r}")
+    return BoundingBoxFormat[name]
+
+
+class BoundingBoxes(TVTensor):
+    """Boxes ``[N, 4]`` in ``format`` on an image of ``canvas_size = (height, width)``.
+
+    ``clamping_mode`` ("soft", "hard" or None) is kept for torchvision compatibility; like torchvision, geometric
+    kernels clamp boxes to the canvas unless it is None.
+    """
+
+    format: BoundingBoxFormat
+    canvas_size: tuple[int, int]
+    clamping_mode: Optional[str]
+
+    def __new__(
+        cls,
+        data: Any,
+        *,
+        format: BoundingBoxFormat | str,
+        canvas_size: tuple[int, int],
+        clamping_mode: Optional[str] = "soft",
+        dtype: Optional[torch.dtype] = None,
+        device: Optional[torch.device | str | int] = None,
+        requires_grad: Optional[bool] = None,
+    ) -> BoundingBoxes:
+        tensor = cls._to_tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
+        if tensor.ndim == 1:
+            tensor = tensor.unsqueeze(0)
+        if tensor.ndim != 2 or tensor.shape[-1] != 4:
+            raise ValueError(f"BoundingBoxes: expected a [N, 4] tensor, got shape {tuple(tensor.shape)}")
+        if clamping_mode not in ("soft", "hard", None):
+            raise ValueError(f"BoundingBoxes: clamping_mode must be 'soft', 'hard' or None, got {clamping_mode!r}")
+        return cls._wrap(
+            tensor,
+            format=box_format_from(format),
+            canvas_size=_canvas_size(canvas_size, "BoundingBoxes"),
+            clamping_mode=clamping_mode,
+        )
+
+    def _metadata(self) -> dict[str, Any]:
+        return {"format": self.format, "canvas_size": self.canvas_size, "clamping_mode": self.clamping_mode}
+
+
+class KeyPoints(TVTensor):
+    """Points ``[..., 2]`` as (x, y) on an image of ``canvas_size = (height, width)``."""
+
+    canvas_size: tuple[int, int]
+
+    def __new__(
+        cls,
+        data: Any,
+        *,
+        canvas_size: tuple[int, int],
+        dtype: Optional[torch.dtype] = None,
+        device: Optional[torch.device | str | int] = None,
+        requires_grad: Optional[bool] = None,
+    ) -> KeyPoints:
+        tensor = cls._to_tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
+        if tensor.ndim == 1:
+            tensor = tensor.unsqueeze(0)
+        if tensor.shape[-1] != 2:
+            raise ValueError(f"KeyPoints: expected a [..., 2] tensor, got shape {tuple(tensor.shape)}")
+        return cls._wrap(tensor, canvas_size=_canvas_size(canvas_size, "KeyPoints"))
+
+    def _metadata(self) -> dict[str, Any]:
+        return {"canvas_size": self.canvas_size}

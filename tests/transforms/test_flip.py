@@ -1,0 +1,113 @@
+"""horizontal_flip / vertical_flip and RandomHorizontalFlip / RandomVerticalFlip in the four modes."""
+
+import pytest
+import torch
+import torchvision.transforms.v2 as tv_transforms
+import torchvision.transforms.v2.functional as tv_functional
+from PIL import Image as PILImage
+
+import jitvision.transforms as T
+import jitvision.transforms.functional as F
+from jitvision import tv_tensors
+from tests.helpers import (
+    assert_matches_oracle,
+    assert_one_graph,
+    assert_random_under_compile,
+    make_boxes,
+    make_detection_sample,
+    make_image,
+    make_keypoints,
+    make_mask,
+    script_roundtrip,
+    to_torchvision,
+)
+
+FLIPS = [
+    (F.horizontal_flip, tv_functional.horizontal_flip, T.RandomHorizontalFlip),
+    (F.vertical_flip, tv_functional.vertical_flip, T.RandomVerticalFlip),
+]
+
+
+def _inputs():
+    yield "float", make_image(dtype=torch.float32)
+    yield "uint8", make_image(dtype=torch.uint8)
+    yield "batched", make_image(batch=(2,))
+    yield "Image", tv_tensors.Image(make_image())
+    yield "Video", tv_tensors.Video(make_image(batch=(4,)))
+    yield "Mask", make_mask()
+    for fmt in ("XYXY", "XYWH", "CXCYWH"):
+        yield f"boxes-{fmt}", make_boxes(format=fmt)
+        yield f"int-boxes-{fmt}", make_boxes(format=fmt, dtype=torch.int64)
+    yield "KeyPoints", make_keypoints()
+
+
+@pytest.mark.parametrize("ours, theirs, _cls", FLIPS)
+@pytest.mark.parametrize("name, inpt", list(_inputs()))
+def test_functional_matches_torchvision(ours, theirs, _cls, name, inpt):
+    assert_matches_oracle(ours(inpt), theirs(to_torchvision(inpt)), what=f"{ours.__name__}({name})")
+
+
+@pytest.mark.parametrize("ours, theirs, _cls", FLIPS)
+def test_pil_matches_torchvision(ours, theirs, _cls):
+    pil = PILImage.fromarray(make_image().permute(1, 2, 0).numpy())
+    assert_matches_oracle(ours(pil), theirs(pil))
+
+
+@pytest.mark.parametrize("ours, theirs, _cls", FLIPS)
+def test_torchvision_tv_tensors_come_back_as_their_type(ours, theirs, _cls):
+    boxes = to_torchvision(make_boxes(format="XYWH"))
+    assert_matches_oracle(ours(boxes), theirs(boxes))
+
+
+@pytest.mark.parametrize("_ours, _theirs, cls", FLIPS)
+def test_class_matches_torchvision_when_always_applied(_ours, _theirs, cls):
+    sample = make_detection_sample()
+    theirs = getattr(tv_transforms, cls.__name__)(p=1.0)
+    assert_matches_oracle(cls(p=1.0)(sample), theirs(to_torchvision(sample)))
+    assert_matches_oracle(cls(p=0.0)(sample), to_torchvision(sample))
+
+
+@pytest.mark.parametrize("ours, _theirs, _cls", FLIPS)
+@pytest.mark.parametrize(
+    "name, inpt",
+    [(n, i) for n, i in _inputs() if n in ("float", "uint8", "Image", "Video", "boxes-XYWH", "KeyPoints", "Mask")],
+)
+def test_functional_compiles_to_one_graph(ours, _theirs, _cls, name, inpt):
+    out = assert_one_graph(ours, inpt)
+    assert_matches_oracle(out, ours(inpt))
+
+
+@pytest.mark.parametrize("_ours, _theirs, cls", FLIPS)
+def test_class_compiles_once_and_stays_random(_ours, _theirs, cls):
+    transform = cls()
+    assert_random_under_compile(transform, make_image(dtype=torch.float32))
+    assert_random_under_compile(transform, make_detection_sample())
+    assert_random_under_compile(transform, (tv_tensors.Image(make_image()), make_keypoints()))
+
+
+@pytest.mark.parametrize("ours, _theirs, cls", FLIPS)
+def test_scripts(ours, _theirs, cls, tmp_path):
+    image = make_image(dtype=torch.float32)
+    scripted_functional = torch.jit.script(ours)
+    torch.testing.assert_close(scripted_functional(image), ours(image))
+    loaded = script_roundtrip(cls(p=1.0), tmp_path)
+    torch.testing.assert_close(loaded(image), ours(image))
+    random_loaded = script_roundtrip(cls(p=0.5), tmp_path)
+    assert len({random_loaded(image)[0, 0, 0].item() for _ in range(30)}) == 2
+
+
+@pytest.mark.parametrize("ours, _theirs, cls", FLIPS)
+def test_exports(ours, _theirs, cls):
+    image = make_image(dtype=torch.float32)
+    program = torch.export.export(cls(p=1.0), (image,))
+    torch.testing.assert_close(program.module()(image), ours(image))
+
+
+def test_unknown_input_type_is_rejected():
+    with pytest.raises(TypeError, match="horizontal_flip"):
+        F.horizontal_flip("not an image")
+
+
+def test_invalid_probability_is_rejected():
+    with pytest.raises(ValueError, match="RandomHorizontalFlip"):
+        T.RandomHorizontalFlip(p=1.5)
