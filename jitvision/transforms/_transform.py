@@ -59,6 +59,9 @@ class Transform(nn.Module):
 
     @torch.jit.unused
     def _forward_sample(self, sample: Any) -> Any:
+        if type(sample) is torch.Tensor:  # the common single-image case skips flattening
+            self.check_inputs([sample])
+            return self.transform(sample, self.make_params([sample]))
         flat_inputs, spec = pytree.tree_flatten(sample)
         self.check_inputs(flat_inputs)
         needs_transform = self._needs_transform_list(flat_inputs)
