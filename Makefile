@@ -10,7 +10,6 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): $(PY) pyproject.toml setup.py
-	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "torch==2.14.1" "torchvision==0.29.1"
 	$(PY) -m pip install -q -e ".[test]" --no-build-isolation
 	touch $(STAMP)
