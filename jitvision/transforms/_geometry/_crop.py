@@ -1,0 +1,139 @@
+"""CenterCrop and RandomCrop."""
+
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+import torch
+
+from .. import functional as F
+from .._transform import Transform
+from ..functional._dispatch import is_tracing
+from ..functional._geometry._crop import crop_at
+from ..functional._geometry._pad import _parse_pad_padding
+from ._pad import check_padding, check_padding_mode, fill_for, scripted_fill, setup_fill
+
+
+@torch.jit.unused
+def setup_size(size: Any, owner: str) -> List[int]:
+    """``size`` (an int, or a sequence of 1 or 2 ints) as a positive [height, width]."""
+    if isinstance(size, int) and not isinstance(size, bool):
+        size = [size, size]
+    elif isinstance(size, Sequence) and len(size) == 1:
+        size = [size[0], size[0]]
+    if not isinstance(size, Sequence) or len(size) != 2 or not all(isinstance(s, int) for s in size):
+        raise ValueError(f"{owner}: size must be an int or a sequence of 1 or 2 ints, got {size!r}")
+    if size[0] <= 0 or size[1] <= 0:
+        raise ValueError(f"{owner}: size must be positive, got {list(size)}")
+    return [int(size[0]), int(size[1])]
+
+
+class CenterCrop(Transform):
+    """Crop the center ``size`` (an int or (h, w)) of the sample, zero-padding where the input is smaller.
+
+    Exports with dynamic height and width: no Python branch on the input size when it is at least ``size``.
+    """
+
+    _functional = staticmethod(F.center_crop)
+
+    def __init__(self, size: Union[int, Sequence[int]]) -> None:
+        super().__init__()
+        self.size = setup_size(size, type(self).__name__)
+
+    def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        return F.center_crop(inpt, self.size)
+
+    def extra_repr(self) -> str:
+        return f"size={self.size}"
+
+
+class RandomCrop(Transform):
+    """Crop a random ``size`` window: first ``padding`` is applied, then with ``pad_if_needed`` each side too
+    small for the crop is padded by the missing amount on both ends, then the offset is drawn uniformly among
+    the in-bounds ones (torchvision's order and semantics).
+
+    The offset is one int64 tensor ``[top, left]``, so a compiled RandomCrop stays random without recompiling.
+    """
+
+    _functional = staticmethod(F.crop)
+    __jit_ignored_attributes__ = Transform.__jit_ignored_attributes__ + ["fill", "_fills"]
+    padding: Optional[List[int]]
+    _script_fill: Optional[List[float]]
+
+    def __init__(
+        self,
+        size: Union[int, Sequence[int]],
+        padding: Optional[Union[int, Sequence[int]]] = None,
+        pad_if_needed: bool = False,
+        fill: Any = 0,
+        padding_mode: str = "constant",
+        *,
+        generator: Optional[torch.Generator] = None,
+    ) -> None:
+        super().__init__(generator=generator)
+        owner = type(self).__name__
+        self.size = setup_size(size, owner)
+        # torchvision keeps the padding as [left, right, top, bottom], and None for a padding of 0.
+        self.padding = _parse_pad_padding(check_padding(padding, owner)) if padding else None
+        self.pad_if_needed = bool(pad_if_needed)
+        self.padding_mode = check_padding_mode(padding_mode, owner)
+        self.fill = fill
+        self._fills = setup_fill(fill, owner)
+        self._script_fill = scripted_fill(self._fills)
+
+    def _plan(self, height: int, width: int) -> List[int]:
+        """[left, top, right, bottom] padding and the padded [height, width] for an input of this size."""
+        left, right, top, bottom = 0, 0, 0, 0
+        padding = self.padding
+        if padding is not None:
+            left, right, top, bottom = padding[0], padding[1], padding[2], padding[3]
+        padded_height, padded_width = height + top + bottom, width + left + right
+        crop_height, crop_width = self.size[0], self.size[1]
+        if self.pad_if_needed and padded_height < crop_height:
+            missing = crop_height - padded_height
+            top, bottom, padded_height = top + missing, bottom + missing, padded_height + 2 * missing
+        if self.pad_if_needed and padded_width < crop_width:
+            missing = crop_width - padded_width
+            left, right, padded_width = left + missing, right + missing, padded_width + 2 * missing
+        if padded_height < crop_height or padded_width < crop_width:
+            raise ValueError(
+                f"RandomCrop: the crop size {self.size} is larger than the (padded) input size "
+                f"{[padded_height, padded_width]}"
+            )
+        return [left, top, right, bottom, padded_height, padded_width]
+
+    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        plan = self._plan(height, width)
+        # Like torchvision, draw only for a side that has room (same seed, same crops).
+        offsets: List[torch.Tensor] = []
+        for padded, crop_size in ((plan[4], self.size[0]), (plan[5], self.size[1])):
+            if padded > crop_size:
+                offsets.append(torch.randint(0, padded - crop_size + 1, (1,), generator=self._rng(), device=device))
+            else:
+                offsets.append(torch.zeros(1, dtype=torch.int64, device=device))
+        return {"top_left": torch.cat(offsets)}
+
+    def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        size = F.get_size(inpt)
+        plan = self._plan(size[0], size[1])
+        if plan[0] != 0 or plan[1] != 0 or plan[2] != 0 or plan[3] != 0:
+            if torch.jit.is_scripting():
+                fill = self._script_fill
+            else:
+                fill = fill_for(self._fills, inpt)
+            inpt = F.pad(inpt, plan[:4], fill, self.padding_mode)
+        crop_height, crop_width = self.size[0], self.size[1]
+        if plan[4] == crop_height and plan[5] == crop_width:
+            return inpt
+        if is_tracing():
+            return crop_at(inpt, params["top_left"], crop_height, crop_width)
+        top_left = params["top_left"]
+        if torch.jit.is_scripting():
+            top, left = int(top_left[0]), int(top_left[1])
+        else:
+            top, left = top_left.tolist()
+        return F.crop(inpt, top, left, crop_height, crop_width)
+
+    def extra_repr(self) -> str:
+        return (
+            f"size={self.size}, padding={self.padding}, pad_if_needed={self.pad_if_needed}, "
+            f"fill={self.fill}, padding_mode={self.padding_mode}"
+        )

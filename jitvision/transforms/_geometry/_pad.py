@@ -1,0 +1,97 @@
+"""Pad, and the ``fill`` argument shared by transforms that pad (a number, per-channel values, or a dict
+from input type to either)."""
+
+from typing import Any, Dict, List, Optional, Union
+
+import torch
+
+from ...tv_tensors import Image, kind_of
+from .. import functional as F
+from .._transform import Transform
+from ..functional._geometry._pad import _PADDING_MODES, _padding_as_list
+
+FillValue = Optional[Union[int, float, List[float]]]
+
+
+@torch.jit.unused
+def setup_fill(fill: Any, owner: str) -> Dict[Any, FillValue]:
+    """``fill`` as torchvision keeps it: ``{input type or "others": number, list of floats or None}``, with
+    torchvision tv_tensor types mapped to ours."""
+    entries = fill if isinstance(fill, dict) else {"others": fill}
+    out: Dict[Any, FillValue] = {}
+    for key, value in entries.items():
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float, list, tuple))):
+            raise TypeError(f"{owner}: fill must be a number, a sequence of numbers or a dict of them, got {value!r}")
+        if isinstance(value, (list, tuple)):
+            value = [float(v) for v in value]
+        if isinstance(key, type):
+            key = kind_of(key) or key
+        out[key] = value
+    return out
+
+
+@torch.jit.unused
+def fill_for(fills: Dict[Any, FillValue], inpt: Any) -> FillValue:
+    """The fill for one leaf: its type's entry, else ``"others"``, else None."""
+    kind = kind_of(type(inpt)) or type(inpt)
+    if kind in fills:
+        return fills[kind]
+    return fills.get("others")
+
+
+@torch.jit.unused
+def scripted_fill(fills: Dict[Any, FillValue]) -> Optional[List[float]]:
+    """The fill TorchScript uses (it only sees plain tensors, i.e. images), as a list."""
+    value = fills.get(Image, fills.get(torch.Tensor, fills.get("others")))
+    if value is None or isinstance(value, list):
+        return value
+    return [float(value)]
+
+
+@torch.jit.unused
+def check_padding(padding: Any, owner: str) -> List[int]:
+    padding = _padding_as_list(padding, owner)
+    if len(padding) not in (1, 2, 4):
+        raise ValueError(f"{owner}: padding must be an int or a sequence of 1, 2 or 4 ints, got {padding}")
+    return padding
+
+
+@torch.jit.unused
+def check_padding_mode(padding_mode: Any, owner: str) -> str:
+    if padding_mode not in _PADDING_MODES:
+        raise ValueError(f"{owner}: padding_mode must be one of {_PADDING_MODES}, got {padding_mode!r}")
+    return padding_mode
+
+
+class Pad(Transform):
+    """Pad every side of the sample by ``padding`` (int, [left/right, top/bottom] or [left, top, right,
+    bottom]) with ``fill`` (constant mode) or by edge/reflect/symmetric extension."""
+
+    _functional = staticmethod(F.pad)
+    __jit_ignored_attributes__ = Transform.__jit_ignored_attributes__ + ["padding", "fill", "_fills"]
+    _script_fill: Optional[List[float]]
+
+    def __init__(
+        self,
+        padding: Union[int, List[int]],
+        fill: Any = 0,
+        padding_mode: str = "constant",
+        *,
+        generator: Optional[torch.Generator] = None,
+    ) -> None:
+        super().__init__(generator=generator)
+        owner = type(self).__name__
+        self._padding = check_padding(padding, owner)
+        self.padding = padding if isinstance(padding, int) else list(padding)
+        self.padding_mode = check_padding_mode(padding_mode, owner)
+        self.fill = fill
+        self._fills = setup_fill(fill, owner)
+        self._script_fill = scripted_fill(self._fills)
+
+    def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        if torch.jit.is_scripting():
+            return F.pad(inpt, self._padding, self._script_fill, self.padding_mode)
+        return F.pad(inpt, self._padding, fill_for(self._fills, inpt), self.padding_mode)
+
+    def extra_repr(self) -> str:
+        return f"padding={self.padding}, fill={self.fill}, padding_mode={self.padding_mode}"

@@ -1,0 +1,390 @@
+"""crop / center_crop / pad and CenterCrop / Pad / RandomCrop in the four modes."""
+
+import random
+
+import numpy as np
+import pytest
+import torch
+import torchvision.transforms.v2 as tv_transforms
+import torchvision.transforms.v2.functional as tv_functional
+from PIL import Image as PILImage
+
+import jitvision.transforms as T
+import jitvision.transforms.functional as F
+from jitvision import tv_tensors
+from jitvision.transforms.functional._geometry._crop import crop_at
+from tests.helpers import (
+    assert_matches_oracle,
+    assert_one_graph,
+    assert_random_under_compile,
+    make_boxes,
+    make_detection_sample,
+    make_image,
+    make_keypoints,
+    make_mask,
+    script_roundtrip,
+    to_torchvision,
+)
+
+MODES = ["constant", "edge", "reflect", "symmetric"]
+
+
+def _kinds(height, width):
+    """Every input kind at one size (name, input, whether it takes non-constant padding modes)."""
+    yield "float", make_image(height, width, dtype=torch.float32), True
+    yield "uint8", make_image(height, width), True
+    yield "batched", make_image(height, width, batch=(2, 3)), True
+    yield "Image", tv_tensors.Image(make_image(height, width)), True
+    yield "Video", tv_tensors.Video(make_image(height, width, batch=(4,))), True
+    yield "Mask", make_mask(height, width), True
+    yield "Mask2d", tv_tensors.Mask(make_mask(height, width)[0]), True
+    for fmt in ("XYXY", "XYWH", "CXCYWH"):
+        yield f"boxes-{fmt}", make_boxes((height, width), format=fmt), False
+        yield f"int-boxes-{fmt}", make_boxes((height, width), format=fmt, dtype=torch.int64), False
+    yield "KeyPoints", make_keypoints((height, width)), False
+
+
+def _pil(height=17, width=23, mode="RGB"):
+    channels = {"RGB": 3, "L": 1, "RGBA": 4}[mode]
+    array = make_image(height, width, channels=channels).permute(1, 2, 0).numpy()
+    return PILImage.fromarray(array[..., 0] if channels == 1 else array, mode=mode)
+
+
+def _random_cases(count, seed):
+    rng = random.Random(seed)
+    for _ in range(count):
+        yield rng.randint(5, 30), rng.randint(5, 30), rng
+
+
+# ---- functionals vs torchvision -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_crop_matches_torchvision(case):
+    torch.manual_seed(case)
+    ((height, width, rng),) = _random_cases(1, case)
+    for name, inpt, _ in _kinds(height, width):
+        # inside, partly outside on every side, wholly below/right of the image
+        for top, left in [(rng.randint(0, height - 1), rng.randint(0, width - 1)), (-3, -2), (height + 2, width)]:
+            # (torchvision mis-sizes crops that end above/left of the image, see the test below: not drawn here)
+            crop_height, crop_width = rng.randint(max(1, 1 - top), height + 4), rng.randint(max(1, 1 - left), width + 4)
+            args = (top, left, crop_height, crop_width)
+            expected = tv_functional.crop(to_torchvision(inpt), *args)
+            assert_matches_oracle(F.crop(inpt, *args), expected, what=f"crop({name}, {args})")
+
+
+def test_crop_wholly_above_the_image_is_all_zeros():
+    # torchvision slices with a negative end here and returns a wrongly sized output; we return zeros.
+    image = make_image(10, 12)
+    out = F.crop(image, -20, -30, 5, 6)
+    assert out.shape == (3, 5, 6) and not out.any()
+    assert F.crop_image_pil(_pil(10, 12), -20, -30, 5, 6).size == (6, 5)
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_center_crop_matches_torchvision(case):
+    torch.manual_seed(case)
+    ((height, width, rng),) = _random_cases(1, case)
+    sizes = [
+        [rng.randint(1, height), rng.randint(1, width)],
+        [height + rng.randint(1, 4), width - 1],
+        rng.randint(1, 40),
+    ]
+    for name, inpt, _ in _kinds(height, width):
+        for size in sizes:
+            expected = tv_functional.center_crop(to_torchvision(inpt), size)
+            assert_matches_oracle(F.center_crop(inpt, size), expected, what=f"center_crop({name}, {size})")
+
+
+@pytest.mark.parametrize("difference", range(-5, 6))
+def test_center_crop_rounds_the_anchor_like_torchvision(difference):
+    image = torch.arange(20 * 21).reshape(1, 20, 21)
+    size = [20 - difference, 21 - difference]
+    torch.testing.assert_close(F.center_crop(image, size), tv_functional.center_crop(image, size))
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("case", range(3))
+def test_pad_matches_torchvision(mode, case):
+    torch.manual_seed(case)
+    ((height, width, rng),) = _random_cases(1, 10 + case)
+    paddings = [
+        rng.randint(0, 4),
+        [rng.randint(0, 4)],
+        [rng.randint(0, 4), rng.randint(0, 4)],
+        [rng.randint(-2, 4) for _ in range(4)],
+    ]
+    for name, inpt, any_mode in _kinds(height, width):
+        if not any_mode and mode != "constant":
+            continue
+        for padding in paddings:
+            fill = 3 if inpt.dtype == torch.uint8 else 0.25
+            ours = F.pad(inpt, padding, fill=fill, padding_mode=mode)
+            theirs = tv_functional.pad(to_torchvision(inpt), padding, fill=fill, padding_mode=mode)
+            assert_matches_oracle(ours, theirs, what=f"pad({name}, {padding}, {mode})")
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.float32])
+@pytest.mark.parametrize("padding", [[1, 2, 3, 4], [2, -1, 0, 3], [1]])
+def test_pad_per_channel_fill_matches_torchvision(dtype, padding):
+    image = make_image(dtype=dtype, batch=(2,))
+    for fill in ([10.0, 20.0, 30.7], [5], 7.5):
+        expected = tv_functional.pad(image, padding, fill=fill)
+        assert_matches_oracle(F.pad(image, padding, fill=fill), expected, what=f"fill={fill}")
+
+
+@pytest.mark.parametrize("mode", ["RGB", "L", "RGBA"])
+def test_pil_matches_torchvision(mode):
+    pil = _pil(mode=mode)
+    assert_matches_oracle(F.crop(pil, -2, 3, 12, 25), tv_functional.crop(pil, -2, 3, 12, 25))
+    for size in ([9, 9], [20, 30], [18, 4]):
+        assert_matches_oracle(F.center_crop(pil, size), tv_functional.center_crop(pil, size))
+    for padding_mode in MODES:
+        for padding in ([1, 2, 3, 4], [2, -1, 0, 3], 3):
+            ours = F.pad(pil, padding, fill=7, padding_mode=padding_mode)
+            assert_matches_oracle(ours, tv_functional.pad(pil, padding, fill=7, padding_mode=padding_mode))
+    if mode == "RGB":
+        assert_matches_oracle(F.pad(pil, [2], fill=[1, 2, 3]), tv_functional.pad(pil, [2], fill=[1, 2, 3]))
+
+
+def test_torchvision_tv_tensors_come_back_as_their_type():
+    for inpt in (to_torchvision(make_boxes(format="XYWH")), to_torchvision(make_keypoints())):
+        assert_matches_oracle(F.crop(inpt, 1, 2, 8, 9), tv_functional.crop(inpt, 1, 2, 8, 9))
+        assert_matches_oracle(F.center_crop(inpt, [8, 9]), tv_functional.center_crop(inpt, [8, 9]))
+        assert_matches_oracle(F.pad(inpt, [1, 2]), tv_functional.pad(inpt, [1, 2]))
+
+
+def test_boxes_without_clamping_are_not_clamped():
+    boxes = tv_tensors.BoundingBoxes([[0, 0, 20, 15]], format="XYXY", canvas_size=(17, 23), clamping_mode=None)
+    expected = tv_functional.crop(to_torchvision(boxes), 2, 3, 5, 5)
+    assert_matches_oracle(F.crop(boxes, 2, 3, 5, 5), expected)
+
+
+# ---- classes ------------------------------------------------------------------------------------------------
+
+
+def test_center_crop_and_pad_classes_match_torchvision():
+    import torchvision.tv_tensors as tvt
+
+    sample = make_detection_sample()
+    for ours, theirs in [
+        (T.CenterCrop(10), tv_transforms.CenterCrop(10)),
+        (T.CenterCrop([20, 30]), tv_transforms.CenterCrop([20, 30])),
+        (T.Pad([1, 2, 3, 4], fill=5), tv_transforms.Pad([1, 2, 3, 4], fill=5)),
+        # fill per type, keyed by our types or by torchvision's
+        (
+            T.Pad(2, fill={tv_tensors.Image: 9, tv_tensors.Mask: 1}),
+            tv_transforms.Pad(2, fill={tvt.Image: 9, tvt.Mask: 1}),
+        ),
+        (T.Pad([1, 2], fill={tvt.Image: [1, 2, 3]}), tv_transforms.Pad([1, 2], fill={tvt.Image: [1, 2, 3]})),
+    ]:
+        assert_matches_oracle(ours(sample), theirs(to_torchvision(sample)), what=repr(ours))
+    image = make_image(dtype=torch.float32)
+    assert_matches_oracle(T.Pad(3, padding_mode="reflect")(image), tv_transforms.Pad(3, padding_mode="reflect")(image))
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(size=10),
+        dict(size=[8, 20], padding=[1, 2]),
+        dict(size=[25, 30], pad_if_needed=True, fill=3),
+        dict(size=[20, 12], padding=[1, 0, 2, 1], pad_if_needed=True),
+        dict(size=[17, 23]),
+        dict(size=[17, 9]),
+    ],
+)
+def test_random_crop_draws_like_torchvision(kwargs):
+    # Same seed, same draws: torchvision reads one randint per side that needs cropping, as we do.
+    sample = make_detection_sample()
+    theirs = tv_transforms.RandomCrop(**kwargs)
+    for seed in range(4):
+        torch.manual_seed(seed)
+        ours = T.RandomCrop(**kwargs)(sample)
+        torch.manual_seed(seed)
+        assert_matches_oracle(ours, theirs(to_torchvision(sample)), what=f"{kwargs} seed {seed}")
+
+
+@pytest.mark.parametrize("padding_mode", MODES)
+def test_random_crop_with_given_offset_matches_torchvision_functionals(padding_mode):
+    image = tv_tensors.Image(make_image(dtype=torch.float32))
+    transform = T.RandomCrop([15, 20], padding=[2, 3], pad_if_needed=True, padding_mode=padding_mode)
+    transform._draw = lambda height, width, device: {"top_left": torch.tensor([4, 1])}
+    padded = tv_functional.pad(to_torchvision(image), [2, 3], padding_mode=padding_mode)
+    assert_matches_oracle(transform(image), tv_functional.crop(padded, 4, 1, 15, 20))
+
+
+def test_random_crop_generator_is_reproducible():
+    image = make_image(dtype=torch.float32)
+    first = T.RandomCrop(9, generator=torch.Generator().manual_seed(3))(image)
+    second = T.RandomCrop(9, generator=torch.Generator().manual_seed(3))(image)
+    torch.testing.assert_close(first, second)
+
+
+# ---- compile ------------------------------------------------------------------------------------------------
+
+
+def _compile_inputs():
+    for name, inpt, _ in _kinds(17, 23):
+        if name in ("float", "uint8", "Image", "Video", "Mask", "boxes-XYWH", "KeyPoints"):
+            yield name, inpt
+
+
+FUNCTIONAL_CALLS = [
+    ("crop", lambda x: F.crop(x, -2, 3, 12, 25)),
+    ("center_crop", lambda x: F.center_crop(x, [10, 30])),
+    ("pad", lambda x: F.pad(x, [1, 2, 3, 4])),
+]
+
+
+@pytest.mark.parametrize("op, call", FUNCTIONAL_CALLS)
+@pytest.mark.parametrize("name, inpt", list(_compile_inputs()))
+def test_functional_compiles_to_one_graph(op, call, name, inpt):
+    assert_matches_oracle(assert_one_graph(call, inpt), call(inpt), what=f"{op}({name})")
+
+
+@pytest.mark.parametrize("name, inpt", list(_compile_inputs()))
+def test_crop_at_traces_to_one_graph_and_matches_crop(name, inpt):
+    top_left = torch.tensor([3, 5])
+    out = assert_one_graph(lambda x, offset: crop_at(x, offset, 9, 11), inpt, top_left)
+    assert_matches_oracle(out, F.crop(inpt, 3, 5, 9, 11), what=name)
+
+
+def test_classes_compile_once_and_random_crop_stays_random():
+    sample = make_detection_sample()
+    for transform in (T.CenterCrop(10), T.Pad(2)):
+        assert_matches_oracle(assert_one_graph(transform, sample), transform(sample), what=repr(transform))
+    dense_sample = (tv_tensors.Image(make_image()), make_mask())
+    for transform in (T.Pad([1, 2], padding_mode="edge"), T.Pad([1, 2], fill={tv_tensors.Image: [1, 2, 3]})):
+        assert_matches_oracle(assert_one_graph(transform, dense_sample), transform(dense_sample))
+    transform = T.RandomCrop(11, padding=1)
+    for inpt in (
+        make_image(dtype=torch.float32),
+        make_image(),
+        tv_tensors.Image(make_image()),
+        tv_tensors.Video(make_image(batch=(3,))),
+        sample,
+        (tv_tensors.Image(make_image()), make_keypoints()),
+    ):
+        assert_random_under_compile(transform, inpt)
+
+
+# ---- script ----------------------------------------------------------------------------------------------------
+
+
+def test_functionals_script():
+    image = make_image(dtype=torch.float32)
+    for functional, args in [
+        (F.crop, (-2, 3, 12, 25)),
+        (F.center_crop, ([10, 30],)),
+        (F.pad, ([1, 2, 3, 4], [1.0, 2.0, 3.0])),
+        (F.pad, ([2], 1.5, "symmetric")),
+        (F.pad, ([1, -2], None, "reflect")),
+    ]:
+        torch.testing.assert_close(torch.jit.script(functional)(image, *args), functional(image, *args))
+
+
+def test_classes_script(tmp_path):
+    image = make_image(dtype=torch.float32)
+    for transform in (
+        T.CenterCrop([10, 30]),
+        T.Pad([1, 2, 3, 4], fill=[1, 2, 3]),
+        T.Pad(2, fill=4, padding_mode="edge"),
+        T.RandomCrop(23, pad_if_needed=True, fill=2.0),
+    ):
+        loaded = script_roundtrip(transform, tmp_path)
+        torch.manual_seed(0)
+        scripted_out = loaded(image)
+        torch.manual_seed(0)  # the scripted RandomCrop draws from the global RNG like the eager one
+        torch.testing.assert_close(scripted_out, transform(image))
+    loaded = script_roundtrip(T.RandomCrop(9, padding=2), tmp_path)
+    outputs = [loaded(image) for _ in range(10)]
+    assert all(out.shape == (3, 9, 9) for out in outputs)
+    assert len({tuple(out.flatten().tolist()) for out in outputs}) >= 2
+
+
+# ---- export ------------------------------------------------------------------------------------------------------
+
+
+def test_classes_export():
+    image = make_image(dtype=torch.float32)
+    for transform in (T.CenterCrop(10), T.Pad([1, 2], padding_mode="symmetric"), T.RandomCrop(15, padding=1)):
+        program = torch.export.export(transform, (image,))
+        out = program.module()(image)
+        assert out.shape == transform(image).shape
+        if isinstance(transform, T.RandomCrop):
+            assert len({tuple(program.module()(image).flatten().tolist()) for _ in range(10)}) >= 2
+        else:
+            torch.testing.assert_close(out, transform(image))
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.float32])
+def test_center_crop_exports_with_dynamic_height_and_width(dtype):
+    height, width = torch.export.Dim("height", min=224, max=1024), torch.export.Dim("width", min=224, max=1024)
+    transform = T.CenterCrop(224)
+    program = torch.export.export(
+        transform, (make_image(256, 300, dtype=dtype),), dynamic_shapes=({1: height, 2: width},)
+    )
+    for size in [(224, 225), (301, 257), (480, 640)]:
+        image = make_image(*size, dtype=dtype)
+        torch.testing.assert_close(program.module()(image), tv_functional.center_crop(image, [224, 224]))
+
+
+def test_inference_preset_exports_with_dynamic_height_and_width():
+    height, width = torch.export.Dim("height", min=256, max=1024), torch.export.Dim("width", min=256, max=1024)
+    mean, std = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
+    ours, theirs = (
+        module.Compose(
+            [module.Resize(256), module.CenterCrop(224), module.ToDtype(torch.float32, scale=True)]
+            + [module.Normalize(mean, std)]
+        )
+        for module in (T, tv_transforms)
+    )
+    program = torch.export.export(ours, (make_image(300, 400),), dynamic_shapes=({1: height, 2: width},))
+    for size in [(256, 256), (333, 500), (640, 480)]:
+        image = make_image(*size)
+        torch.testing.assert_close(program.module()(image), theirs(image), atol=1e-5, rtol=0)
+
+
+def test_center_crop_exports_when_the_image_may_be_smaller():
+    height, width = torch.export.Dim("height", min=2, max=64), torch.export.Dim("width", min=2, max=64)
+    transform = T.CenterCrop([20, 21])
+    program = torch.export.export(transform, (make_image(30, 30),), dynamic_shapes=({1: height, 2: width},))
+    for size in [(5, 40), (21, 20), (33, 64)]:
+        image = make_image(*size)
+        torch.testing.assert_close(program.module()(image), tv_functional.center_crop(image, [20, 21]))
+
+
+# ---- bad input -------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call, error, match",
+    [
+        (lambda: F.crop(make_image(), 0, 0, 0, 5), ValueError, "crop"),
+        (lambda: F.crop(torch.zeros(5), 0, 0, 2, 2), ValueError, "crop"),
+        (lambda: F.center_crop(make_image(), [0, 3]), ValueError, "center_crop"),
+        (lambda: F.center_crop(make_image(), [1, 2, 3]), ValueError, "center_crop"),
+        (lambda: F.pad(make_image(), [1, 2, 3]), ValueError, "pad"),
+        (lambda: F.pad(make_image(), "1"), TypeError, "pad"),
+        (lambda: F.pad(make_image(), [1], padding_mode="wrap"), ValueError, "pad"),
+        (lambda: F.pad(make_image(), [1], fill=[1, 2]), ValueError, "pad"),
+        (lambda: F.pad(torch.zeros(4, 4), [1]), ValueError, "pad"),
+        (lambda: F.pad(make_boxes(), [1], padding_mode="edge"), ValueError, "pad"),
+        (lambda: F.pad(make_mask(), [1], fill=[1, 2]), ValueError, "pad"),
+        (lambda: F.crop("not an image", 0, 0, 2, 2), TypeError, "crop"),
+        (lambda: F.center_crop(3, [2, 2]), TypeError, "center_crop"),
+        (lambda: F.pad(np.zeros((3, 4, 4)), [1]), TypeError, "pad"),
+        (lambda: T.CenterCrop(0), ValueError, "CenterCrop"),
+        (lambda: T.CenterCrop([1, 2, 3]), ValueError, "CenterCrop"),
+        (lambda: T.Pad([1, 2, 3]), ValueError, "Pad"),
+        (lambda: T.Pad(1, padding_mode="wrap"), ValueError, "Pad"),
+        (lambda: T.Pad(1, fill="red"), TypeError, "Pad"),
+        (lambda: T.RandomCrop(-1), ValueError, "RandomCrop"),
+        (lambda: T.RandomCrop(5, padding=[1, 2, 3]), ValueError, "RandomCrop"),
+        (lambda: T.RandomCrop(30)(make_image()), ValueError, "RandomCrop"),
+    ],
+)
+def test_bad_input_is_rejected(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
