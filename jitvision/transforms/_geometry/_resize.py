@@ -1,0 +1,213 @@
+"""Resize and RandomResizedCrop."""
+
+import math
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+import torch
+
+from .. import functional as F
+from .._transform import Transform
+from ..functional._dispatch import is_tracing
+from ..functional._geometry._interpolation import InterpolationMode, check_interpolation
+from ..functional._geometry._resized_crop import resized_crop_at
+
+
+def _parse_interpolation(interpolation: Any, owner: str) -> InterpolationMode:
+    return check_interpolation(interpolation, owner)
+
+
+class Resize(Transform):
+    """Resize to ``size``: ``[h, w]``; an int or ``[s]`` puts the shorter side at ``s`` (keeping the aspect
+    ratio, the longer side capped at ``max_size``); ``None`` puts the longer side at ``max_size``.
+
+    The output size is computed without Python branches on the input size, so a pipeline starting with
+    ``Resize(256)`` exports with dynamic height and width.
+    """
+
+    _functional = staticmethod(F.resize)
+
+    def __init__(
+        self,
+        size: Union[int, Sequence[int], None],
+        interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
+        max_size: Optional[int] = None,
+        antialias: Optional[bool] = True,
+    ) -> None:
+        super().__init__()
+        name = type(self).__name__
+        if isinstance(size, int) and not isinstance(size, bool):
+            size = [size]
+        elif isinstance(size, Sequence) and len(size) in (1, 2) and all(isinstance(v, int) for v in size):
+            size = list(size)
+        elif size is None:
+            if not isinstance(max_size, int):
+                raise ValueError(f"{name}: max_size must be an int when size is None, got {max_size!r}")
+        else:
+            raise ValueError(f"{name}: size must be an int, a sequence of one or two ints, or None, got {size!r}")
+        if size is not None and any(v <= 0 for v in size):
+            raise ValueError(f"{name}: size must be positive, got {size}")
+        if max_size is not None:
+            if not isinstance(max_size, int):
+                raise TypeError(f"{name}: max_size must be an int or None, got {max_size!r}")
+            if size is not None and (len(size) != 1 or max_size <= size[0]):
+                raise ValueError(
+                    f"{name}: max_size needs size to be None or a single value smaller than max_size, "
+                    f"got size={size}, max_size={max_size}"
+                )
+        if antialias is not None and not isinstance(antialias, bool):
+            raise TypeError(f"{name}: antialias must be a bool, got {antialias!r}")
+        self.size: Optional[List[int]] = size
+        self.interpolation = _parse_interpolation(interpolation, name)
+        self.max_size = max_size
+        self.antialias = antialias
+
+    @torch.jit.unused
+    def make_params(self, flat_inputs: List[Any]) -> Dict[str, Any]:
+        return {}
+
+    def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        return F.resize(inpt, self.size, self.interpolation, self.max_size, self.antialias)
+
+    def extra_repr(self) -> str:
+        return (
+            f"size={self.size}, interpolation={self.interpolation}, max_size={self.max_size}, "
+            f"antialias={self.antialias}"
+        )
+
+
+def _pair(size: Any, name: str) -> List[int]:
+    if isinstance(size, int) and not isinstance(size, bool):
+        size = [size, size]
+    elif isinstance(size, Sequence) and len(size) == 1 and isinstance(size[0], int):
+        size = [size[0], size[0]]
+    if not (isinstance(size, Sequence) and len(size) == 2 and all(isinstance(v, int) for v in size)):
+        raise ValueError(f"{name}: size must be an int or a sequence of one or two ints, got {size!r}")
+    if size[0] <= 0 or size[1] <= 0:
+        raise ValueError(f"{name}: size must be positive, got {list(size)}")
+    return [int(size[0]), int(size[1])]
+
+
+def _float_pair(value: Any, what: str, name: str) -> List[float]:
+    if not isinstance(value, Sequence) or len(value) != 2:
+        raise TypeError(f"{name}: {what} must be a sequence of two floats, got {value!r}")
+    low, high = float(value[0]), float(value[1])
+    if low > high:
+        raise ValueError(f"{name}: {what} must be (min, max), got {list(value)}")
+    return [low, high]
+
+
+class RandomResizedCrop(Transform):
+    """Crop a random region (area fraction in ``scale``, aspect ratio in ``ratio``), then resize it to ``size``.
+
+    The region is drawn as torchvision does (10 tries of a random area and log-ratio, the first one that fits,
+    else a center crop of clamped ratio), with all 10 candidates drawn at once as tensors, so the draw stays
+    random under ``torch.compile``. Compiled or exported, dense inputs go through the custom op
+    ``jitvision::resized_crop_box`` (the same native kernel as eager, with a fixed output shape).
+    """
+
+    _functional = staticmethod(F.resized_crop)
+
+    def __init__(
+        self,
+        size: Union[int, Sequence[int]],
+        scale: Sequence[float] = (0.08, 1.0),
+        ratio: Sequence[float] = (3.0 / 4.0, 4.0 / 3.0),
+        interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
+        antialias: Optional[bool] = True,
+        *,
+        generator: Optional[torch.Generator] = None,
+    ) -> None:
+        super().__init__(generator=generator)
+        name = type(self).__name__
+        self.size = _pair(size, name)
+        self.scale = _float_pair(scale, "scale", name)
+        self.ratio = _float_pair(ratio, "ratio", name)
+        if self.scale[0] < 0 or self.ratio[0] <= 0:
+            raise ValueError(f"{name}: scale must be >= 0 and ratio > 0, got scale={scale}, ratio={ratio}")
+        self.log_ratio = [math.log(self.ratio[0]), math.log(self.ratio[1])]
+        self.interpolation = _parse_interpolation(interpolation, name)
+        if antialias is not None and not isinstance(antialias, bool):
+            raise TypeError(f"{name}: antialias must be a bool, got {antialias!r}")
+        self.antialias = antialias
+
+    def _uniforms(self, device: torch.device) -> torch.Tensor:
+        # Rows: 10 area fractions, 10 log-ratios, the position (row, column) of the chosen region. float64 so
+        # the eager (Python float) and tensor computations below agree exactly; MPS has no float64.
+        dtype = torch.float32 if device.type == "mps" else torch.float64
+        return torch.rand(3, 10, dtype=dtype, generator=self._rng(), device=device)
+
+    def _fallback(self, height: int, width: int) -> List[int]:
+        """[height, width] of torchvision's fallback: the whole image, its ratio clamped into ``ratio``."""
+        in_ratio = float(width) / float(height)
+        if in_ratio < self.ratio[0]:
+            return [int(round(width / self.ratio[0])), width]
+        if in_ratio > self.ratio[1]:
+            return [height, int(round(height * self.ratio[1]))]
+        return [height, width]
+
+    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        if not torch.jit.is_scripting():
+            if not is_tracing():
+                return self._draw_eager(height, width, device)
+        return self._draw_tensors(height, width, device)
+
+    def _draw_tensors(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        # All 10 candidates at once; the first that fits is selected with tensor ops (no data-dependent branch).
+        u = self._uniforms(device)
+        area = float(height * width)
+        target_area = (u[0] * (self.scale[1] - self.scale[0]) + self.scale[0]) * area
+        log_ratio = u[1] * (self.log_ratio[1] - self.log_ratio[0]) + self.log_ratio[0]
+        # Rows (h, w) of the 10 candidates: sqrt(area / ratio), sqrt(area * ratio), rounded half to even.
+        hw = torch.round(torch.sqrt(target_area * torch.exp(torch.stack([-log_ratio, log_ratio]))))
+        limits = torch.tensor([[height], [width]], dtype=hw.dtype, device=device)
+        fits = ((hw > 0) & (hw <= limits)).all(0)
+        first = fits & (torch.cumsum(fits, 0) == 1)  # one-hot: the first candidate that fits
+        found = fits.any()
+        fallback = torch.tensor(self._fallback(height, width), dtype=hw.dtype, device=device)
+        crop_hw = torch.where(found, (hw * first).sum(1), fallback)
+        room = limits[:, 0] - crop_hw
+        top_left = torch.floor(torch.where(found, u[2, :2] * (room + 1), room / 2))
+        top_left = torch.minimum(top_left, room)
+        return {"box": torch.cat([top_left, crop_hw]).to(torch.int64)}
+
+    @torch.jit.unused
+    def _draw_eager(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        # The same draw and arithmetic as the tensor path, on Python floats: tiny tensor ops cost more than
+        # the whole computation in eager.
+        areas, log_ratios, position = self._uniforms(device).tolist()
+        area = float(height * width)
+        crop_hw = None
+        for fraction, log_ratio in zip(areas, log_ratios):
+            target_area = (fraction * (self.scale[1] - self.scale[0]) + self.scale[0]) * area
+            log_ratio = log_ratio * (self.log_ratio[1] - self.log_ratio[0]) + self.log_ratio[0]
+            h = round(math.sqrt(target_area * math.exp(-log_ratio)))
+            w = round(math.sqrt(target_area * math.exp(log_ratio)))
+            if 0 < h <= height and 0 < w <= width:
+                crop_hw = [h, w]
+                break
+        if crop_hw is None:
+            crop_h, crop_w = self._fallback(height, width)
+            top, left = (height - crop_h) // 2, (width - crop_w) // 2
+        else:
+            crop_h, crop_w = crop_hw
+            top = min(math.floor(position[0] * (height - crop_h + 1)), height - crop_h)
+            left = min(math.floor(position[1] * (width - crop_w + 1)), width - crop_w)
+        return {"box": torch.tensor([top, left, crop_h, crop_w], dtype=torch.int64, device=device)}
+
+    def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        box = params["box"]
+        if not torch.jit.is_scripting():
+            if is_tracing():
+                return self._transform_traced(inpt, box)
+        top, left, height, width = torch.jit.annotate(List[int], box.tolist())
+        return F.resized_crop(inpt, top, left, height, width, self.size, self.interpolation, self.antialias)
+
+    @torch.jit.unused
+    def _transform_traced(self, inpt: Any, box: torch.Tensor) -> Any:
+        return resized_crop_at(inpt, box, self.size, self.interpolation, self.antialias)
+
+    def extra_repr(self) -> str:
+        return (
+            f"size={self.size}, scale={self.scale}, ratio={self.ratio}, interpolation={self.interpolation}, "
+            f"antialias={self.antialias}"
+        )

@@ -1,0 +1,340 @@
+"""resize: kernels per kind and the functional.
+
+The output size is computed with integer arithmetic and ``torch.sym_min``/``sym_max`` instead of Python
+branches on sizes, so ``resize`` (and ``Resize(256)``, "shorter side to 256") exports with dynamic height
+and width. Image resampling runs on ``torch.nn.functional.interpolate``, natively on uint8 on CPU.
+
+Deliberate differences from torchvision: sizes <= 0 and complex images raise a ValueError/TypeError naming
+``resize`` (torchvision fails inside ``interpolate`` or silently drops the imaginary part).
+"""
+
+import warnings
+from typing import Any, List, Optional, Tuple, Union
+
+import PIL.Image
+import torch
+from torch.nn.functional import interpolate
+
+from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
+from .._dispatch import get_kernel, is_pure_tensor, is_tracing, register_kernel, unwrap
+from .._meta import get_canvas_size
+from ._interpolation import InterpolationMode, check_interpolation, pil_resample_code
+
+# ---- output size ------------------------------------------------------------------------------------------
+
+
+def _sym_min(a: int, b: int) -> int:
+    if torch.jit.is_scripting():
+        return min(a, b)
+    return torch.sym_min(a, b)
+
+
+def _sym_max(a: int, b: int) -> int:
+    if torch.jit.is_scripting():
+        return max(a, b)
+    return torch.sym_max(a, b)
+
+
+@torch.jit.unused
+def _statically_equal(a: Any, b: Any) -> bool:
+    from torch.fx.experimental.symbolic_shapes import statically_known_true
+
+    return statically_known_true(a == b)
+
+
+def _known_same_size(new_size: List[int], old_height: int, old_width: int) -> bool:
+    """True when the output size equals the input size; with symbolic sizes only when provably so (no guard)."""
+    if torch.jit.is_scripting() or not is_tracing():
+        return new_size[0] == old_height and new_size[1] == old_width
+    return _statically_equal(new_size[0], old_height) and _statically_equal(new_size[1], old_width)
+
+
+@torch.jit.unused
+def _size_as_list(size: Any, op: str) -> Optional[List[int]]:
+    if size is None:
+        return None
+    if isinstance(size, int) and not isinstance(size, bool):
+        return [size]
+    if isinstance(size, (list, tuple)) and all(isinstance(v, int) and not isinstance(v, bool) for v in size):
+        return list(size)
+    raise TypeError(f"{op}: size must be an int, a sequence of one or two ints, or None, got {size!r}")
+
+
+def _check_size(size: Optional[List[int]], max_size: Optional[int], op: str) -> None:
+    if size is None:
+        if max_size is None:
+            raise ValueError(op + ": max_size must be an int when size is None")
+    else:
+        if len(size) != 1 and len(size) != 2:
+            raise ValueError(op + ": size must hold one or two values, got " + str(size))
+        for v in size:
+            if v <= 0:
+                raise ValueError(op + ": size must be positive, got " + str(size))
+        if max_size is not None:
+            if len(size) != 1:
+                raise ValueError(
+                    op + ": max_size is only allowed when size is None or a single value (the shorter side), got "
+                    "size=" + str(size)
+                )
+            if max_size <= size[0]:
+                raise ValueError(
+                    op
+                    + ": max_size = "
+                    + str(max_size)
+                    + " must be strictly greater than the requested size of the shorter side "
+                    + str(size)
+                )
+    if max_size is not None and max_size <= 0:
+        raise ValueError(op + ": max_size must be positive, got " + str(max_size))
+
+
+def _compute_resized_output_size(
+    canvas_size: List[int], size: Optional[List[int]], max_size: Optional[int] = None, op: str = "resize"
+) -> List[int]:
+    """[new_height, new_width] with torchvision's rules: [h, w] as given; [s] puts the shorter side at s and
+    scales the longer one (rounded down), capped at max_size; None scales the longer side to max_size.
+
+    ``int(a * b / c)`` for positive ints is ``a * b // c``; writing each side as ``s * side // shorter``
+    needs no branch on which side is shorter, so symbolic sizes stay symbolic.
+    """
+    _check_size(size, max_size, op)
+    height, width = canvas_size[0], canvas_size[1]
+    if size is None:
+        assert max_size is not None
+        longer = _sym_max(height, width)
+        return [max_size * height // longer, max_size * width // longer]
+    if len(size) == 2:
+        return [size[0], size[1]]
+    shorter = _sym_min(height, width)
+    new_height = size[0] * height // shorter
+    new_width = size[0] * width // shorter
+    if max_size is not None:
+        # Above max_size, both sides scale by max_size / longer; below it the min keeps them as they are.
+        new_longer = _sym_max(new_height, new_width)
+        new_height = _sym_min(new_height, max_size * new_height // new_longer)
+        new_width = _sym_min(new_width, max_size * new_width // new_longer)
+    return [new_height, new_width]
+
+
+# ---- image kernels ------------------------------------------------------------------------------------------
+
+
+def _interpolate_image(
+    image: torch.Tensor, new_size: List[int], interpolation: InterpolationMode, antialias: bool, op: str
+) -> torch.Tensor:
+    """``image`` ``[..., C, H, W]`` resampled to ``new_size`` on the fastest native path for its dtype."""
+    if image.ndim < 3:
+        raise ValueError(op + ": expected an image [..., C, H, W], got " + str(image.ndim) + " dimensions")
+    if image.is_complex():
+        raise TypeError(op + ": complex images are not supported, got " + str(image.dtype))
+    align_corners: Optional[bool] = None
+    if interpolation == InterpolationMode.BILINEAR or interpolation == InterpolationMode.BICUBIC:
+        align_corners = False
+    elif interpolation == InterpolationMode.NEAREST or interpolation == InterpolationMode.NEAREST_EXACT:
+        antialias = False
+    else:
+        raise ValueError(op + ": interpolation " + interpolation.value + " is only supported for PIL images")
+
+    shape = image.shape
+    num_channels, old_height, old_width = shape[-3], shape[-2], shape[-1]
+    if _known_same_size(new_size, old_height, old_width):
+        return image
+    if image.numel() == 0:
+        return image.new_empty(list(shape[:-2]) + [new_size[0], new_size[1]])
+
+    dtype = image.dtype
+    integral = not image.is_floating_point() and dtype != torch.bool
+    native = dtype == torch.float32 or dtype == torch.float64
+    if dtype == torch.uint8:
+        # uint8 runs natively for nearest everywhere, and for bilinear/bicubic on CPU.
+        native = align_corners is None or image.device.type == "cpu"
+    image = image.reshape(-1, num_channels, old_height, old_width)
+    if (torch.jit.is_scripting() or not is_tracing()) and image.shape[0] == 1:
+        # A single channels-last image reshaped to 1CHW: restride the batch dimension so interpolate sees an
+        # unambiguous channels-last tensor and keeps that layout (the fast uint8 path), without a copy.
+        strides = image.stride()
+        if image.is_contiguous(memory_format=torch.channels_last) and strides[0] != image.numel():
+            image = image.as_strided(image.shape, [image.numel(), strides[1], strides[2], strides[3]])
+    if not native:
+        image = image.to(torch.float32)
+    out = interpolate(
+        image,
+        size=[new_size[0], new_size[1]],
+        mode=interpolation.value,
+        align_corners=align_corners,
+        antialias=antialias,
+    )
+    if not native:
+        if dtype == torch.uint8 and interpolation == InterpolationMode.BICUBIC:
+            out = out.clamp_(min=0, max=255)
+        if integral:
+            out = out.round_()
+        out = out.to(dtype)
+    return out.reshape(list(shape[:-2]) + [new_size[0], new_size[1]])
+
+
+def resize_image(
+    image: torch.Tensor,
+    size: Optional[List[int]],
+    interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
+    max_size: Optional[int] = None,
+    antialias: Optional[bool] = True,
+) -> torch.Tensor:
+    """Resize ``[..., C, H, W]`` (float or uint8 natively; other dtypes through float32 and back)."""
+    mode = check_interpolation(interpolation, "resize")
+    if image.ndim < 3:
+        raise ValueError("resize: expected an image [..., C, H, W], got " + str(image.ndim) + " dimensions")
+    new_size = _compute_resized_output_size([image.shape[-2], image.shape[-1]], size, max_size, "resize")
+    return _interpolate_image(image, new_size, mode, antialias is True, "resize")
+
+
+resize_video = resize_image
+
+
+def resize_mask(
+    mask: torch.Tensor,
+    size: Optional[List[int]],
+    interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
+    max_size: Optional[int] = None,
+) -> torch.Tensor:
+    """Resize ``[..., H, W]`` masks; like torchvision, any mode other than NEAREST_EXACT means NEAREST."""
+    mode = check_interpolation(interpolation, "resize")
+    if mode != InterpolationMode.NEAREST_EXACT:
+        mode = InterpolationMode.NEAREST
+    if mask.ndim < 2:
+        raise ValueError("resize: expected a mask [..., H, W], got " + str(mask.ndim) + " dimensions")
+    squeeze = mask.ndim == 2
+    if squeeze:
+        mask = mask.unsqueeze(0)
+    new_size = _compute_resized_output_size([mask.shape[-2], mask.shape[-1]], size, max_size, "resize")
+    out = _interpolate_image(mask, new_size, mode, False, "resize")
+    return out.squeeze(0) if squeeze else out
+
+
+def resize_image_pil(
+    image: PIL.Image.Image,
+    size: Optional[List[int]],
+    interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
+    max_size: Optional[int] = None,
+) -> PIL.Image.Image:
+    """Resize with Pillow itself (Pillow always antialiases)."""
+    mode = check_interpolation(interpolation, "resize")
+    new_height, new_width = _compute_resized_output_size([image.height, image.width], size, max_size, "resize")
+    if (new_height, new_width) == (image.height, image.width):
+        return image
+    return image.resize((new_width, new_height), resample=pil_resample_code(mode))
+
+
+# ---- coordinate kernels ----------------------------------------------------------------------------------
+
+
+def _scale_factors(old_size: List[int], new_size: List[int], repeats: int, device: torch.device) -> torch.Tensor:
+    # (x, y) ratios computed in double, applied in float32 like torchvision.
+    ratios: List[float] = [new_size[1] / old_size[1], new_size[0] / old_size[0]] * repeats
+    return torch.tensor(ratios, dtype=torch.float32, device=device)
+
+
+def resize_bounding_boxes(
+    bounding_boxes: torch.Tensor,
+    canvas_size: List[int],
+    size: Optional[List[int]],
+    max_size: Optional[int] = None,
+    format: BoundingBoxFormat = BoundingBoxFormat.XYXY,
+    clamping_mode: Optional[str] = "soft",
+) -> Tuple[torch.Tensor, Tuple[int, int]]:
+    """Scale boxes to the resized canvas; returns (boxes, new canvas_size). Axis-aligned boxes are not clamped
+    (as in torchvision 0.29): scaling keeps boxes that were inside the canvas inside it."""
+    new_size = _compute_resized_output_size(canvas_size, size, max_size, "resize")
+    new_canvas = (new_size[0], new_size[1])
+    if new_size[0] == canvas_size[0] and new_size[1] == canvas_size[1]:
+        return bounding_boxes, new_canvas
+    ratios = _scale_factors(canvas_size, new_size, 2, bounding_boxes.device)
+    return bounding_boxes.mul(ratios).to(bounding_boxes.dtype), new_canvas
+
+
+def resize_keypoints(
+    keypoints: torch.Tensor,
+    size: Optional[List[int]],
+    canvas_size: List[int],
+    max_size: Optional[int] = None,
+) -> Tuple[torch.Tensor, Tuple[int, int]]:
+    """Scale (x, y) keypoints to the resized canvas; returns (keypoints, new canvas_size)."""
+    new_size = _compute_resized_output_size(canvas_size, size, max_size, "resize")
+    new_canvas = (new_size[0], new_size[1])
+    if new_size[0] == canvas_size[0] and new_size[1] == canvas_size[1]:
+        return keypoints, new_canvas
+    ratios = _scale_factors(canvas_size, new_size, 1, keypoints.device)
+    return keypoints.mul(ratios).to(keypoints.dtype), new_canvas
+
+
+# ---- functional ------------------------------------------------------------------------------------------
+
+
+def resize(
+    inpt: torch.Tensor,
+    size: Optional[List[int]],
+    interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
+    max_size: Optional[int] = None,
+    antialias: Optional[bool] = True,
+) -> torch.Tensor:
+    """Resize to ``size`` ([h, w]; [s] or an int: the shorter side becomes s; None: the longer side becomes
+    ``max_size``). Plain tensors are treated as images."""
+    if torch.jit.is_scripting():
+        return resize_image(inpt, size, interpolation, max_size, antialias)
+    size = _size_as_list(size, "resize")
+    if is_pure_tensor(inpt):
+        return resize_image(inpt, size, interpolation, max_size, antialias)
+    return get_kernel(resize, type(inpt))(
+        inpt, size=size, interpolation=interpolation, max_size=max_size, antialias=antialias
+    )
+
+
+for _kind in (Image, Video):
+    register_kernel(resize, _kind)(resize_image)
+
+
+@register_kernel(resize, Mask)
+def _resize_mask_dispatch(
+    mask: torch.Tensor,
+    size: Optional[List[int]],
+    interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
+    max_size: Optional[int] = None,
+    antialias: Optional[bool] = True,
+) -> torch.Tensor:
+    return resize_mask(mask, size, interpolation=interpolation, max_size=max_size)
+
+
+@register_kernel(resize, PIL.Image.Image)
+def _resize_image_pil_dispatch(
+    image: PIL.Image.Image,
+    size: Optional[List[int]],
+    interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
+    max_size: Optional[int] = None,
+    antialias: Optional[bool] = True,
+) -> PIL.Image.Image:
+    if antialias is False:
+        warnings.warn("resize: PIL images are always antialiased; antialias=False is ignored", stacklevel=3)
+    return resize_image_pil(image, size, interpolation=interpolation, max_size=max_size)
+
+
+@register_kernel(resize, BoundingBoxes, tv_tensor_wrapper=False)
+def _resize_bounding_boxes_dispatch(
+    inpt: torch.Tensor, size: Optional[List[int]], max_size: Optional[int] = None, **kwargs: Any
+) -> torch.Tensor:
+    out, canvas_size = resize_bounding_boxes(
+        unwrap(inpt),
+        get_canvas_size(inpt),
+        size,
+        max_size=max_size,
+        format=box_format_from(inpt.format),
+        clamping_mode=inpt.clamping_mode,
+    )
+    return wrap(out, like=inpt, canvas_size=canvas_size)
+
+
+@register_kernel(resize, KeyPoints, tv_tensor_wrapper=False)
+def _resize_keypoints_dispatch(
+    inpt: torch.Tensor, size: Optional[List[int]], max_size: Optional[int] = None, **kwargs: Any
+) -> torch.Tensor:
+    out, canvas_size = resize_keypoints(unwrap(inpt), size, get_canvas_size(inpt), max_size=max_size)
+    return wrap(out, like=inpt, canvas_size=canvas_size)

@@ -1,0 +1,300 @@
+"""resized_crop: crop (zero-padded where the region leaves the image) then resize, per kind.
+
+Two ways in:
+- ``resized_crop(inpt, top, left, height, width, size, ...)`` with Python ints (eager, TorchScript), as in
+  torchvision;
+- ``resized_crop_at(inpt, box, size, ...)`` with ``box`` an int64 tensor ``[top, left, height, width]`` (a
+  random draw): dense kinds go through the custom op ``jitvision::resized_crop_box`` (ints read inside, the
+  same native kernel as eager, a fixed output shape for the compiler), boxes and keypoints are tensor
+  arithmetic. It traces into one graph and keeps the box live under ``torch.compile``/``torch.export``.
+  A Python custom op does not run where there is no Python (TorchScript in C++, AOTInductor).
+"""
+
+from typing import Any, List, Optional, Tuple, Union
+
+import PIL.Image
+import torch
+
+from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
+from .._dispatch import get_kernel, is_pure_tensor, register_kernel, unwrap
+from .._meta import convert_bounding_box_format_kernel
+from ._crop import crop_image
+from ._interpolation import InterpolationMode, check_interpolation
+from ._resize import _compute_resized_output_size, resize_image, resize_image_pil, resize_mask
+
+# ---- the crop step ---------------------------------------------------------------------------------------
+# Dense kinds use crop_image (torchvision's crop: zero padding outside the image). Boxes and keypoints use
+# the tensor arithmetic below, shared by the int path and the tensor-box path so that both agree exactly.
+
+
+def _crop_resize_boxes(
+    boxes: torch.Tensor,
+    format: BoundingBoxFormat,
+    box: torch.Tensor,
+    size: List[int],
+    clamping_mode: Optional[str],
+) -> torch.Tensor:
+    """Boxes shifted into the crop ``box`` = [top, left, height, width] (a tensor), clamped to it like
+    torchvision's crop, then scaled to ``size``."""
+    top, left, height, width = box[0], box[1], box[2], box[3]
+    if format == BoundingBoxFormat.XYXY:
+        offset = torch.stack([left, top, left, top])
+    else:
+        zero = torch.zeros_like(left)
+        offset = torch.stack([left, top, zero, zero])
+    boxes = boxes - offset.to(boxes.dtype)
+    crop_wh = torch.stack([width, height, width, height])
+    if clamping_mode is not None:
+        work = boxes if boxes.is_floating_point() else boxes.float()
+        xyxy = convert_bounding_box_format_kernel(work, format, BoundingBoxFormat.XYXY)
+        xyxy = torch.minimum(xyxy.clamp(min=0), crop_wh.to(xyxy.dtype))
+        boxes = convert_bounding_box_format_kernel(xyxy, BoundingBoxFormat.XYXY, format).to(boxes.dtype)
+    target = torch.tensor([size[1], size[0], size[1], size[0]], dtype=torch.float32, device=boxes.device)
+    return boxes.mul(target / crop_wh.float()).to(boxes.dtype)
+
+
+def _crop_resize_keypoints(keypoints: torch.Tensor, box: torch.Tensor, size: List[int]) -> torch.Tensor:
+    """(x, y) keypoints shifted into the crop ``box`` (a tensor) and scaled to ``size`` (not clamped)."""
+    keypoints = keypoints - torch.stack([box[1], box[0]]).to(keypoints.dtype)
+    target = torch.tensor([size[1], size[0]], dtype=torch.float32, device=keypoints.device)
+    return keypoints.mul(target / torch.stack([box[3], box[2]]).float()).to(keypoints.dtype)
+
+
+def _box_tensor(top: int, left: int, height: int, width: int, device: torch.device) -> torch.Tensor:
+    return torch.tensor([top, left, height, width], dtype=torch.int64, device=device)
+
+
+def _check_crop(height: int, width: int) -> None:
+    if height <= 0 or width <= 0:
+        raise ValueError("resized_crop: the crop height and width must be positive, got " + str([height, width]))
+
+
+# ---- kernels ---------------------------------------------------------------------------------------------
+
+
+def resized_crop_image(
+    image: torch.Tensor,
+    top: int,
+    left: int,
+    height: int,
+    width: int,
+    size: List[int],
+    interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
+    antialias: Optional[bool] = True,
+) -> torch.Tensor:
+    _check_crop(height, width)
+    if image.ndim < 3:
+        raise ValueError("resized_crop: expected an image [..., C, H, W], got " + str(image.ndim) + " dimensions")
+    image = crop_image(image, top, left, height, width)
+    return resize_image(image, size, interpolation=interpolation, antialias=antialias)
+
+
+resized_crop_video = resized_crop_image
+
+
+def resized_crop_mask(
+    mask: torch.Tensor, top: int, left: int, height: int, width: int, size: List[int]
+) -> torch.Tensor:
+    """Masks are always resampled with NEAREST, as in torchvision."""
+    _check_crop(height, width)
+    if mask.ndim < 2:
+        raise ValueError("resized_crop: expected a mask [..., H, W], got " + str(mask.ndim) + " dimensions")
+    mask = crop_image(mask, top, left, height, width)
+    return resize_mask(mask, size)
+
+
+def resized_crop_image_pil(
+    image: PIL.Image.Image,
+    top: int,
+    left: int,
+    height: int,
+    width: int,
+    size: List[int],
+    interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
+) -> PIL.Image.Image:
+    """Pillow's own crop (zero fill outside the image) and resize."""
+    _check_crop(height, width)
+    image = image.crop((left, top, left + width, top + height))
+    return resize_image_pil(image, size, interpolation=interpolation)
+
+
+def resized_crop_bounding_boxes(
+    bounding_boxes: torch.Tensor,
+    format: BoundingBoxFormat,
+    top: int,
+    left: int,
+    height: int,
+    width: int,
+    size: List[int],
+    clamping_mode: Optional[str] = "soft",
+) -> Tuple[torch.Tensor, Tuple[int, int]]:
+    """Returns (boxes, new canvas_size); boxes are clamped to the crop (unless clamping_mode is None)."""
+    _check_crop(height, width)
+    new_size = _compute_resized_output_size([height, width], size, None, "resized_crop")
+    box = _box_tensor(top, left, height, width, bounding_boxes.device)
+    out = _crop_resize_boxes(bounding_boxes, format, box, new_size, clamping_mode)
+    return out, (new_size[0], new_size[1])
+
+
+def resized_crop_keypoints(
+    keypoints: torch.Tensor, top: int, left: int, height: int, width: int, size: List[int]
+) -> Tuple[torch.Tensor, Tuple[int, int]]:
+    """Returns (keypoints, new canvas_size)."""
+    _check_crop(height, width)
+    new_size = _compute_resized_output_size([height, width], size, None, "resized_crop")
+    out = _crop_resize_keypoints(keypoints, _box_tensor(top, left, height, width, keypoints.device), new_size)
+    return out, (new_size[0], new_size[1])
+
+
+# ---- functional ------------------------------------------------------------------------------------------
+
+
+def resized_crop(
+    inpt: torch.Tensor,
+    top: int,
+    left: int,
+    height: int,
+    width: int,
+    size: List[int],
+    interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
+    antialias: Optional[bool] = True,
+) -> torch.Tensor:
+    """Crop ``[top, top + height) x [left, left + width)`` (zero-padded outside the input), then resize it to
+    ``size``. Plain tensors are treated as images."""
+    if torch.jit.is_scripting() or is_pure_tensor(inpt):
+        return resized_crop_image(inpt, top, left, height, width, size, interpolation, antialias)
+    return get_kernel(resized_crop, type(inpt))(
+        inpt, top, left, height, width, size=size, interpolation=interpolation, antialias=antialias
+    )
+
+
+for _kind in (Image, Video):
+    register_kernel(resized_crop, _kind)(resized_crop_image)
+
+
+@register_kernel(resized_crop, Mask)
+def _resized_crop_mask_dispatch(
+    mask: torch.Tensor, top: int, left: int, height: int, width: int, size: List[int], **kwargs: Any
+) -> torch.Tensor:
+    return resized_crop_mask(mask, top, left, height, width, size)
+
+
+@register_kernel(resized_crop, PIL.Image.Image)
+def _resized_crop_image_pil_dispatch(
+    image: PIL.Image.Image,
+    top: int,
+    left: int,
+    height: int,
+    width: int,
+    size: List[int],
+    interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
+    antialias: Optional[bool] = True,
+) -> PIL.Image.Image:
+    return resized_crop_image_pil(image, top, left, height, width, size, interpolation=interpolation)
+
+
+@register_kernel(resized_crop, BoundingBoxes, tv_tensor_wrapper=False)
+def _resized_crop_bounding_boxes_dispatch(
+    inpt: torch.Tensor, top: int, left: int, height: int, width: int, size: List[int], **kwargs: Any
+) -> torch.Tensor:
+    out, canvas_size = resized_crop_bounding_boxes(
+        unwrap(inpt), box_format_from(inpt.format), top, left, height, width, size, inpt.clamping_mode
+    )
+    return wrap(out, like=inpt, canvas_size=canvas_size)
+
+
+@register_kernel(resized_crop, KeyPoints, tv_tensor_wrapper=False)
+def _resized_crop_keypoints_dispatch(
+    inpt: torch.Tensor, top: int, left: int, height: int, width: int, size: List[int], **kwargs: Any
+) -> torch.Tensor:
+    out, canvas_size = resized_crop_keypoints(unwrap(inpt), top, left, height, width, size)
+    return wrap(out, like=inpt, canvas_size=canvas_size)
+
+
+# ---- the tensor-box path ---------------------------------------------------------------------------------
+
+
+@torch.library.custom_op("jitvision::resized_crop_box", mutates_args=())
+def _resized_crop_box(
+    image: torch.Tensor, box: torch.Tensor, size: List[int], interpolation: str, antialias: bool
+) -> torch.Tensor:
+    top, left, height, width = (int(v) for v in box.tolist())
+    out = resized_crop_image(image, top, left, height, width, size, interpolation, antialias)
+    if out.untyped_storage().data_ptr() == image.untyped_storage().data_ptr():
+        out = out.clone()  # a custom op must not return (a view of) its input
+    return out.contiguous()
+
+
+@_resized_crop_box.register_fake
+def _(image: torch.Tensor, box: torch.Tensor, size: List[int], interpolation: str, antialias: bool) -> torch.Tensor:
+    return image.new_empty([*image.shape[:-2], size[0], size[1]])
+
+
+@torch.jit.unused
+def resized_crop_at(
+    inpt: Any,
+    box: torch.Tensor,
+    size: List[int],
+    interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
+    antialias: Optional[bool] = True,
+) -> Any:
+    """``resized_crop`` with the region given as an int64 tensor ``box = [top, left, height, width]``, for
+    any kind (plain tensor, Image, Video, Mask, BoundingBoxes, KeyPoints, PIL; ours or torchvision's).
+    ``size`` must be ``[height, width]``: the output shape cannot depend on the box. Traces into one graph
+    under ``torch.compile(fullgraph=True)`` and ``torch.export`` with the box kept as a live tensor."""
+    size = list(size)
+    if len(size) != 2 or size[0] <= 0 or size[1] <= 0:
+        raise ValueError(f"resized_crop_at: size must be [height, width] with positive values, got {size}")
+    if not isinstance(box, torch.Tensor) or box.shape != (4,):
+        raise ValueError(f"resized_crop_at: box must be a tensor [top, left, height, width], got {box!r}")
+    mode = check_interpolation(interpolation, "resized_crop_at")
+    if is_pure_tensor(inpt):
+        return _resized_crop_at_image(inpt, box, size, mode, antialias)
+    return get_kernel(resized_crop_at, type(inpt))(inpt, box, size, mode, antialias)
+
+
+def _resized_crop_box_call(
+    dense: torch.Tensor, box: torch.Tensor, size: List[int], mode: str, antialias: bool
+) -> torch.Tensor:
+    # The op gets a fresh view with an extra leading dimension: inductor then hands it a reinterpreted
+    # (plain) tensor rather than the graph input itself, which may be a tv_tensor subclass, and which
+    # inductor's first-call custom-op aliasing check rejects ("all __torch_dispatch__ handlers returned
+    # NotImplemented"). In eager the view is free.
+    out = torch.ops.jitvision.resized_crop_box(dense.unsqueeze(0), box.to(torch.int64), size, mode, antialias)
+    return out.squeeze(0)
+
+
+def _resized_crop_at_image(
+    image: torch.Tensor, box: torch.Tensor, size: List[int], mode: InterpolationMode, antialias: Optional[bool]
+) -> torch.Tensor:
+    if image.ndim < 3:
+        raise ValueError(f"resized_crop_at: expected an image [..., C, H, W], got {image.ndim} dimensions")
+    return _resized_crop_box_call(image, box, size, mode.value, antialias is True)
+
+
+for _kind in (Image, Video):
+    register_kernel(resized_crop_at, _kind)(_resized_crop_at_image)
+
+
+@register_kernel(resized_crop_at, Mask)
+def _resized_crop_at_mask(mask: torch.Tensor, box: torch.Tensor, size: List[int], *args: Any) -> torch.Tensor:
+    if mask.ndim < 2:
+        raise ValueError(f"resized_crop_at: expected a mask [..., H, W], got {mask.ndim} dimensions")
+    return _resized_crop_box_call(mask, box, size, "nearest", False)  # [H, W] becomes [1, H, W] inside
+
+
+@register_kernel(resized_crop_at, PIL.Image.Image)
+def _resized_crop_at_pil(image: PIL.Image.Image, box: torch.Tensor, size: List[int], mode: Any, _: Any) -> Any:
+    top, left, height, width = (int(v) for v in box.tolist())
+    return resized_crop_image_pil(image, top, left, height, width, size, interpolation=mode)
+
+
+@register_kernel(resized_crop_at, BoundingBoxes, tv_tensor_wrapper=False)
+def _resized_crop_at_bounding_boxes(inpt: torch.Tensor, box: torch.Tensor, size: List[int], *args: Any) -> Any:
+    out = _crop_resize_boxes(unwrap(inpt), box_format_from(inpt.format), box, size, inpt.clamping_mode)
+    return wrap(out, like=inpt, canvas_size=(size[0], size[1]))
+
+
+@register_kernel(resized_crop_at, KeyPoints, tv_tensor_wrapper=False)
+def _resized_crop_at_keypoints(inpt: torch.Tensor, box: torch.Tensor, size: List[int], *args: Any) -> Any:
+    return wrap(_crop_resize_keypoints(unwrap(inpt), box, size), like=inpt, canvas_size=(size[0], size[1]))
