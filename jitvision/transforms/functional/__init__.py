@@ -2,6 +2,22 @@
 ``torchvision.transforms.v2.functional``."""
 
 from ._dispatch import register_kernel
+from ._geometry._crop import (
+    center_crop,
+    center_crop_bounding_boxes,
+    center_crop_image,
+    center_crop_image_pil,
+    center_crop_keypoints,
+    center_crop_mask,
+    center_crop_video,
+    crop,
+    crop_bounding_boxes,
+    crop_image,
+    crop_image_pil,
+    crop_keypoints,
+    crop_mask,
+    crop_video,
+)
 from ._geometry._flip import (
     hflip,
     horizontal_flip,
@@ -20,9 +36,47 @@ from ._geometry._flip import (
     vertical_flip_video,
     vflip,
 )
+from ._geometry._interpolation import InterpolationMode
+from ._geometry._pad import (
+    pad,
+    pad_bounding_boxes,
+    pad_image,
+    pad_image_pil,
+    pad_keypoints,
+    pad_mask,
+    pad_video,
+)
+from ._geometry._resize import (
+    resize,
+    resize_bounding_boxes,
+    resize_image,
+    resize_image_pil,
+    resize_keypoints,
+    resize_mask,
+    resize_video,
+)
+from ._geometry._resized_crop import (
+    resized_crop,
+    resized_crop_bounding_boxes,
+    resized_crop_image,
+    resized_crop_image_pil,
+    resized_crop_keypoints,
+    resized_crop_mask,
+    resized_crop_video,
+)
 from ._meta import (
     clamp_bounding_boxes,
     clamp_keypoints,
     convert_bounding_box_format,
     get_size,
 )
+from ._misc import (
+    convert_image_dtype,
+    normalize,
+    normalize_image,
+    normalize_video,
+    to_dtype,
+    to_dtype_image,
+    to_dtype_video,
+)
+from ._type_conversion import pil_to_tensor, to_image, to_pil_image, to_pure_tensor

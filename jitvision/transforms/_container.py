@@ -1,0 +1,76 @@
+"""Compose: run transforms one after the other."""
+
+from typing import Any, Callable, Dict, List, Sequence
+
+import torch
+from torch import nn
+
+from ._transform import Transform
+
+
+class _PythonStep(nn.Module):
+    """A plain callable inside a Compose (a function, a non-Module object): Python only."""
+
+    def __init__(self, fn: Callable[..., Any], position: int) -> None:
+        super().__init__()
+        self.fn = fn
+        self.position = position
+
+    def forward(self, *inputs: Any) -> Any:
+        return self.fn(*inputs)
+
+    def __prepare_scriptable__(self) -> None:
+        name = getattr(self.fn, "__qualname__", None) or repr(self.fn)
+        raise TypeError(
+            f"Compose: step {self.position} ({name}) is a plain Python callable and cannot be scripted; "
+            "use scriptable transforms (nn.Modules) to use torch.jit.script"
+        )
+
+    def extra_repr(self) -> str:
+        return repr(self.fn)
+
+
+class Compose(Transform):
+    """Apply ``transforms`` in order: each gets what the previous one returned.
+
+    As torchvision: ``Compose(...)(a, b)`` passes ``a, b`` to the first transform and unpacks each output tuple
+    into the next one. Unlike torchvision's, a Compose scripts (``torch.jit.script(Compose([...]))``) when all
+    its transforms do; they are held in an ``nn.ModuleList`` (plain callables are wrapped, Python only).
+    """
+
+    def __init__(self, transforms: Sequence[Callable[..., Any]]) -> None:
+        super().__init__()
+        if isinstance(transforms, nn.ModuleList):
+            transforms = list(transforms)
+        if not isinstance(transforms, Sequence) or isinstance(transforms, str):
+            raise TypeError(f"Compose: transforms must be a sequence of callables, got {type(transforms).__name__}")
+        if not transforms:
+            raise ValueError("Compose: pass at least one transform")
+        steps: List[nn.Module] = []
+        for position, transform in enumerate(transforms):
+            if not callable(transform):
+                raise TypeError(f"Compose: transform {position} is not callable: {transform!r}")
+            steps.append(transform if isinstance(transform, nn.Module) else _PythonStep(transform, position))
+        self.transforms = nn.ModuleList(steps)
+
+    def __call__(self, *inputs: Any) -> Any:
+        if len(inputs) > 1:
+            return self._run(inputs, True)
+        return super().__call__(*inputs)
+
+    def forward(self, inpt: torch.Tensor) -> torch.Tensor:
+        if torch.jit.is_scripting():
+            for transform in self.transforms:
+                inpt = transform(inpt)
+            return inpt
+        return self._run(inpt, False)
+
+    @torch.jit.unused
+    def _run(self, sample: Any, unpack: bool) -> Any:
+        for transform in self.transforms:
+            sample = transform(*sample) if unpack else transform(sample)
+        return sample
+
+    @torch.jit.unused
+    def make_params(self, flat_inputs: List[Any]) -> Dict[str, Any]:
+        return {}
