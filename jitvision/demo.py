@@ -61,9 +61,7 @@ def training_pipeline() -> T.Compose:
 
 
 def inference_pipeline() -> T.Compose:
-    return T.Compose(
-        [T.Resize(256), T.CenterCrop(224), T.ToDtype(torch.float32, scale=True), T.Normalize(MEAN, STD)]
-    )
+    return T.Compose([T.Resize(256), T.CenterCrop(224), T.ToDtype(torch.float32, scale=True), T.Normalize(MEAN, STD)])
 
 
 def _time_us(fn: Callable[[], Any], repeats: int = 20) -> float:
@@ -127,13 +125,15 @@ def draw_sample(sample: dict[str, Any], title: str) -> PIL.Image.Image:
         image = image * torch.tensor(STD).view(3, 1, 1) + torch.tensor(MEAN).view(3, 1, 1)
         image = (image.clamp(0, 1) * 255).round().to(torch.uint8)
     pixels = image.permute(1, 2, 0).contiguous()
+    # Masks: every other row of a mask's pixels in its shape's complementary color, so the shape stays visible.
+    stripes = (torch.arange(pixels.shape[0]) % 4 < 2)[:, None, None]
     for mask, color in zip(sample["masks"].as_subclass(torch.Tensor).bool(), COLORS, strict=False):
-        tint = torch.tensor(color, dtype=torch.float32)
-        pixels = torch.where(mask[..., None], (pixels.float() * 0.5 + tint * 0.5).to(torch.uint8), pixels)
+        complement = torch.tensor([255 - c for c in color], dtype=torch.uint8)
+        pixels = torch.where(mask[..., None] & stripes, complement, pixels)
     picture = PIL.Image.fromarray(pixels.numpy())
     draw = PIL.ImageDraw.Draw(picture)
-    for box, color in zip(sample["boxes"].as_subclass(torch.Tensor).tolist(), COLORS, strict=False):
-        draw.rectangle(box, outline=color, width=3)
+    for box in sample["boxes"].as_subclass(torch.Tensor).tolist():
+        draw.rectangle(box, outline=(255, 255, 255), width=2)
     draw.text((6, 4), title, fill=(255, 255, 255))
     return picture
 
