@@ -6,24 +6,11 @@ import torch
 
 from .. import functional as F
 from .._transform import Transform
+from .._utils import setup_size
 from ..functional._dispatch import is_tracing
 from ..functional._geometry._crop import crop_at
 from ..functional._geometry._pad import _parse_pad_padding
 from ._pad import check_padding, check_padding_mode, fill_for, scripted_fill, setup_fill
-
-
-@torch.jit.unused
-def setup_size(size: Any, owner: str) -> List[int]:
-    """``size`` (an int, or a sequence of 1 or 2 ints) as a positive [height, width]."""
-    if isinstance(size, int) and not isinstance(size, bool):
-        size = [size, size]
-    elif isinstance(size, Sequence) and len(size) == 1:
-        size = [size[0], size[0]]
-    if not isinstance(size, Sequence) or len(size) != 2 or not all(isinstance(s, int) for s in size):
-        raise ValueError(f"{owner}: size must be an int or a sequence of 1 or 2 ints, got {size!r}")
-    if size[0] <= 0 or size[1] <= 0:
-        raise ValueError(f"{owner}: size must be positive, got {list(size)}")
-    return [int(size[0]), int(size[1])]
 
 
 class CenterCrop(Transform):

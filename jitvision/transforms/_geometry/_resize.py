@@ -7,13 +7,10 @@ import torch
 
 from .. import functional as F
 from .._transform import Transform
+from .._utils import setup_size
 from ..functional._dispatch import is_tracing
 from ..functional._geometry._interpolation import InterpolationMode, check_interpolation
 from ..functional._geometry._resized_crop import resized_crop_at
-
-
-def _parse_interpolation(interpolation: Any, owner: str) -> InterpolationMode:
-    return check_interpolation(interpolation, owner)
 
 
 class Resize(Transform):
@@ -57,7 +54,7 @@ class Resize(Transform):
         if antialias is not None and not isinstance(antialias, bool):
             raise TypeError(f"{name}: antialias must be a bool, got {antialias!r}")
         self.size: Optional[List[int]] = size
-        self.interpolation = _parse_interpolation(interpolation, name)
+        self.interpolation = check_interpolation(interpolation, name)
         self.max_size = max_size
         self.antialias = antialias
 
@@ -73,18 +70,6 @@ class Resize(Transform):
             f"size={self.size}, interpolation={self.interpolation}, max_size={self.max_size}, "
             f"antialias={self.antialias}"
         )
-
-
-def _pair(size: Any, name: str) -> List[int]:
-    if isinstance(size, int) and not isinstance(size, bool):
-        size = [size, size]
-    elif isinstance(size, Sequence) and len(size) == 1 and isinstance(size[0], int):
-        size = [size[0], size[0]]
-    if not (isinstance(size, Sequence) and len(size) == 2 and all(isinstance(v, int) for v in size)):
-        raise ValueError(f"{name}: size must be an int or a sequence of one or two ints, got {size!r}")
-    if size[0] <= 0 or size[1] <= 0:
-        raise ValueError(f"{name}: size must be positive, got {list(size)}")
-    return [int(size[0]), int(size[1])]
 
 
 def _float_pair(value: Any, what: str, name: str) -> List[float]:
@@ -119,13 +104,13 @@ class RandomResizedCrop(Transform):
     ) -> None:
         super().__init__(generator=generator)
         name = type(self).__name__
-        self.size = _pair(size, name)
+        self.size = setup_size(size, name)
         self.scale = _float_pair(scale, "scale", name)
         self.ratio = _float_pair(ratio, "ratio", name)
         if self.scale[0] < 0 or self.ratio[0] <= 0:
             raise ValueError(f"{name}: scale must be >= 0 and ratio > 0, got scale={scale}, ratio={ratio}")
         self.log_ratio = [math.log(self.ratio[0]), math.log(self.ratio[1])]
-        self.interpolation = _parse_interpolation(interpolation, name)
+        self.interpolation = check_interpolation(interpolation, name)
         if antialias is not None and not isinstance(antialias, bool):
             raise TypeError(f"{name}: antialias must be a bool, got {antialias!r}")
         self.antialias = antialias
