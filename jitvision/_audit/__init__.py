@@ -1,0 +1,1 @@
+"""The machinery behind ``python -m jitvision audit`` (see ``jitvision.audit``)."""

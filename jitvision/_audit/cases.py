@@ -1,0 +1,145 @@
+"""What the audit feeds each op: the input kinds, and the arguments per op name.
+
+Adding an op to the audit is one row here: the functional's keyword arguments in ``FUNCTIONAL_CASES`` or the
+class's constructor arguments in ``CLASS_CASES`` (torchvision's argument names, so one row serves every
+target). Names the target exports without a row are listed as "no audit case".
+"""
+
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Callable, Dict, Optional, Tuple, Union
+
+import PIL.Image
+import torch
+
+# Every kind a case can ask for; the default kinds are all but PIL (which only the PIL converters take).
+KINDS: Tuple[str, ...] = ("float", "uint8", "Image", "Video", "Mask", "BoundingBoxes", "KeyPoints", "detection")
+ALL_KINDS: Tuple[str, ...] = (*KINDS, "PIL")
+PLAIN_KINDS: Tuple[str, ...] = ("float", "uint8")
+# Kinds whose last two tensor dimensions are height and width (export with dynamic H/W applies to them).
+DENSE_KINDS: Tuple[str, ...] = ("float", "uint8", "Image", "Video", "Mask")
+
+MEAN = [0.485, 0.456, 0.406]
+STD = [0.229, 0.224, 0.225]
+
+# The shape every case runs at, and the other shapes of the dynamic=True and dynamic-export checks.
+FIXED_SIZE: Tuple[int, int] = (32, 40)
+OTHER_SIZES: Tuple[Tuple[int, int], ...] = ((36, 44), (44, 36), (40, 52))
+
+Kwargs = Union[Dict[str, Any], Callable[[ModuleType], Dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Case:
+    """How to call one op: ``kwargs`` (or a function of the target's transforms module, for ops that take other
+    transforms), the input kinds it supports, and the dtype of its image-like inputs."""
+
+    kwargs: Kwargs = field(default_factory=dict)
+    kinds: Tuple[str, ...] = KINDS
+    image_dtype: torch.dtype = torch.uint8
+
+    def arguments(self, transforms_module: Optional[ModuleType]) -> Dict[str, Any]:
+        if callable(self.kwargs):
+            if transforms_module is None:
+                raise TypeError("this case builds other transforms and needs the target's transforms module")
+            return self.kwargs(transforms_module)
+        return dict(self.kwargs)
+
+
+def _flip_last(x: Any) -> Any:
+    return x.flip(-1)
+
+
+def _classification_pipeline(T: ModuleType) -> Dict[str, Any]:
+    return {
+        "transforms": [
+            T.RandomResizedCrop(size=16),
+            T.RandomHorizontalFlip(),
+            T.ToDtype(torch.float32, scale=True),
+            T.Normalize(mean=MEAN, std=STD),
+        ]
+    }
+
+
+_FLOAT_KINDS = ("float", "Image", "Video")
+
+FUNCTIONAL_CASES: Dict[str, Case] = {
+    "resize": Case({"size": [24]}),
+    "center_crop": Case({"output_size": [16, 16]}),
+    "crop": Case({"top": 2, "left": 3, "height": 16, "width": 18}),
+    "resized_crop": Case({"top": 2, "left": 3, "height": 20, "width": 18, "size": [16, 16]}),
+    "pad": Case({"padding": [2, 3]}),
+    "horizontal_flip": Case(),
+    "vertical_flip": Case(),
+    "to_dtype": Case({"dtype": torch.float32, "scale": True}),
+    "normalize": Case({"mean": MEAN, "std": STD}, kinds=_FLOAT_KINDS, image_dtype=torch.float32),
+}
+
+CLASS_CASES: Dict[str, Case] = {
+    "Resize": Case({"size": 24}),
+    "CenterCrop": Case({"size": 16}),
+    "RandomCrop": Case({"size": 16}),
+    "RandomResizedCrop": Case({"size": 16}),
+    "RandomHorizontalFlip": Case({"p": 0.5}),
+    "RandomVerticalFlip": Case({"p": 0.5}),
+    "Pad": Case({"padding": [2, 3]}),
+    "ToDtype": Case({"dtype": torch.float32, "scale": True}),
+    "Normalize": Case({"mean": MEAN, "std": STD}, kinds=(*_FLOAT_KINDS, "detection"), image_dtype=torch.float32),
+    "Compose": Case(_classification_pipeline),
+    "ToImage": Case(kinds=("float", "uint8", "PIL")),
+    "ToPureTensor": Case(kinds=("Image", "Video", "Mask", "BoundingBoxes", "KeyPoints", "detection")),
+    "PILToTensor": Case(kinds=("PIL",)),
+    "Identity": Case(),
+    "Lambda": Case({"lambd": _flip_last}, kinds=("float", "uint8", "Image")),
+}
+
+
+# ---- inputs ---------------------------------------------------------------------------------------------------
+
+
+def _image(height: int, width: int, dtype: torch.dtype, leading: Tuple[int, ...] = ()) -> torch.Tensor:
+    shape = (*leading, 3, height, width)
+    if dtype.is_floating_point:
+        return torch.rand(shape, dtype=dtype)
+    return torch.randint(0, 256, shape, dtype=dtype)
+
+
+def _xyxy_boxes(height: int, width: int, num: int) -> torch.Tensor:
+    x1 = torch.rand(num) * (width / 2)
+    y1 = torch.rand(num) * (height / 2)
+    x2 = x1 + 1 + torch.rand(num) * (width / 2 - 1)
+    y2 = y1 + 1 + torch.rand(num) * (height / 2 - 1)
+    return torch.stack([x1, y1, x2, y2], dim=-1)
+
+
+def make_input(kind: str, tv_tensors: ModuleType, size: Tuple[int, int], image_dtype: torch.dtype) -> Any:
+    """A fresh random input of ``kind`` at ``size`` built with the target's ``tv_tensors`` module."""
+    height, width = size
+    if kind == "float":
+        return _image(height, width, torch.float32)
+    if kind == "uint8":
+        return _image(height, width, torch.uint8)
+    if kind == "Image":
+        return tv_tensors.Image(_image(height, width, image_dtype))
+    if kind == "Video":
+        return tv_tensors.Video(_image(height, width, image_dtype, leading=(2,)))
+    if kind == "Mask":
+        return tv_tensors.Mask(torch.randint(0, 2, (2, height, width), dtype=torch.uint8))
+    if kind == "BoundingBoxes":
+        return tv_tensors.BoundingBoxes(_xyxy_boxes(height, width, 4), format="XYXY", canvas_size=(height, width))
+    if kind == "KeyPoints":
+        points = torch.rand(5, 2) * torch.tensor([width - 1.0, height - 1.0])
+        return tv_tensors.KeyPoints(points, canvas_size=(height, width))
+    if kind == "detection":
+        return {
+            "image": tv_tensors.Image(_image(height, width, image_dtype)),
+            "boxes": tv_tensors.BoundingBoxes(
+                _xyxy_boxes(height, width, 3), format="XYXY", canvas_size=(height, width)
+            ),
+            "masks": tv_tensors.Mask(torch.randint(0, 2, (3, height, width), dtype=torch.uint8)),
+            "labels": torch.arange(3),
+        }
+    if kind == "PIL":
+        hwc = _image(height, width, torch.uint8).permute(1, 2, 0).contiguous()
+        return PIL.Image.frombytes("RGB", (width, height), bytes(hwc.flatten().tolist()))
+    raise ValueError(f"audit: unknown input kind {kind!r}; known kinds are {list(ALL_KINDS)}")

@@ -1,0 +1,339 @@
+"""The checks of one case (an op on one input kind) in each mode.
+
+Every check seeds torch's RNG before each call it compares, so a random op is compared with eager under the
+same seed: the traced, scripted and exported paths must draw the same parameters as eager.
+"""
+
+import contextlib
+import inspect
+import io
+import itertools
+import linecache
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import torch
+import torch._dynamo
+import torch._dynamo.testing
+
+from .cases import DENSE_KINDS, FIXED_SIZE, OTHER_SIZES, PLAIN_KINDS, make_input
+from .outcome import (
+    NA,
+    SKIP,
+    Cell,
+    clear_recompiles,
+    compare,
+    failed,
+    fingerprint,
+    last_recompile,
+    one_line,
+    passed,
+)
+from .targets import Entry, Target
+
+SEED = 0
+CALLS = 12  # calls on one input at the fixed shape (randomness), then FRESH_CALLS on new inputs of that shape
+FRESH_CALLS = 4
+# Export with dynamic H/W: inputs from MIN_SIDE pixels (larger than every output size in the cases table).
+MIN_SIDE, MAX_SIDE = 32, 1024
+
+MODE_CELLS: Dict[str, Tuple[str, ...]] = {
+    "eager": ("eager",),
+    "compile": ("compile", "recompiles", "dynamic"),
+    "script": ("script",),
+    "export": ("export", "export_dynamic"),
+}
+
+
+class _Bound(torch.nn.Module):
+    """``fn(x, **kwargs)`` as a module (to export a functional, or a callable that is not a module)."""
+
+    def __init__(self, fn: Callable[..., Any], kwargs: Dict[str, Any]) -> None:
+        super().__init__()
+        self.fn = fn
+        self.kwargs = kwargs
+
+    def forward(self, x: Any) -> Any:
+        return self.fn(x, **self.kwargs)
+
+
+_SOURCES = itertools.count()
+
+
+def _literal(value: Any) -> str:
+    if isinstance(value, torch.dtype):
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return repr(value)
+    raise TypeError(f"audit: cannot write {value!r} into TorchScript source")
+
+
+def scripted_call(fn: Callable[..., Any], kwargs: Dict[str, Any]) -> torch.jit.ScriptModule:
+    """A scripted module whose forward is ``fn(x, **kwargs)`` with the arguments written in as literals."""
+    arguments = "".join(f", {name}={_literal(value)}" for name, value in kwargs.items())
+    source = f"def forward(self, x: torch.Tensor) -> torch.Tensor:\n    return fn(x{arguments})\n"
+    filename = f"<jitvision-audit-{next(_SOURCES)}>"
+    # TorchScript reads the source through inspect, which finds generated code in linecache.
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: Dict[str, Any] = {"torch": torch, "fn": fn}
+    exec(compile(source, filename, "exec"), namespace)
+    module_class = type(f"Call_{getattr(fn, '__name__', 'fn')}", (torch.nn.Module,), {"forward": namespace["forward"]})
+    return torch.jit.script(module_class())
+
+
+def _export(module: torch.nn.Module, x: Any, **options: Any) -> Any:
+    # torch.export prints the partial graph of a failed export straight to stderr; the cell keeps the reason.
+    with contextlib.redirect_stderr(io.StringIO()):
+        return torch.export.export(module, (x,), **options)
+
+
+def _seeded(fn: Callable[[Any], Any], x: Any) -> Any:
+    torch.manual_seed(SEED)
+    return fn(x)
+
+
+class CaseChecks:
+    """One op on one input kind: builds the op once, then runs the checks of the requested modes."""
+
+    def __init__(self, target: Target, entry: Entry, kind: str, script_cache: Dict[str, Any]) -> None:
+        self.target, self.entry, self.kind = target, entry, kind
+        self.script_cache = script_cache
+        self.kwargs: Dict[str, Any] = {}
+        self.call: Optional[Callable[[Any], Any]] = None
+        self.module: Optional[torch.nn.Module] = None
+        self.random: Optional[bool] = None
+        self.x: Any = None
+        self.expected: Any = None
+
+    def make(self, size: Tuple[int, int] = FIXED_SIZE) -> Any:
+        return make_input(self.kind, self.target.tv_tensors, size, self.entry.case.image_dtype)
+
+    def build(self) -> None:
+        self.kwargs = self.entry.case.arguments(self.target.transforms)
+        if self.entry.api == "functional":
+            fn, kwargs = self.entry.obj, self.kwargs
+            self.module = _Bound(fn, kwargs)
+
+            def call(x: Any) -> Any:
+                return fn(x, **kwargs)
+
+            self.call = call
+        else:
+            instance = self.entry.obj(**self.kwargs)
+            self.call = instance
+            self.module = instance if isinstance(instance, torch.nn.Module) else _Bound(instance, {})
+
+    # ---- eager ------------------------------------------------------------------------------------------------
+
+    def eager(self) -> Cell:
+        try:
+            self.build()
+        except Exception as exc:
+            return failed(f"cannot build the {self.entry.api}: {one_line(exc)}")
+        try:
+            torch.manual_seed(SEED)
+            self.x = self.make()
+            self.expected = _seeded(self.call, self.x)
+            outputs = {fingerprint(self.call(self.x)) for _ in range(CALLS)}
+        except Exception as exc:
+            self.call = None
+            return failed(one_line(exc))
+        self.random = len(outputs | {fingerprint(self.expected)}) > 1
+        return passed(random=self.random)
+
+    # ---- torch.compile ----------------------------------------------------------------------------------------
+
+    def _compiled(self, dynamic: bool) -> Tuple[Callable[[Any], Any], Any]:
+        torch._dynamo.reset()
+        clear_recompiles()
+        counter = torch._dynamo.testing.CompileCounter()
+        return torch.compile(self.call, backend=counter, fullgraph=True, dynamic=dynamic), counter
+
+    def _graph_count(self) -> Optional[int]:
+        """Graphs without fullgraph (1 + breaks), or None if even that fails."""
+        torch._dynamo.reset()
+        counter = torch._dynamo.testing.CompileCounter()
+        try:
+            _seeded(torch.compile(self.call, backend=counter, dynamic=False), self.x)
+        except Exception:
+            return None
+        return counter.frame_count
+
+    def compile(self) -> Dict[str, Cell]:
+        if self.kind == "PIL":
+            return {name: Cell(NA, "the compiler traces tensors, not PIL images") for name in MODE_CELLS["compile"]}
+        compiled, counter = self._compiled(dynamic=False)
+        try:
+            out = _seeded(compiled, self.x)
+        except Exception as exc:
+            reason = one_line(exc)
+            cells = {"compile": failed(reason, graphs=self._graph_count())}
+            cells.update(recompiles=Cell(SKIP, "no fullgraph compile"), dynamic=Cell(SKIP, "no fullgraph compile"))
+            return cells
+        mismatch = compare(out, self.expected)
+        graphs = counter.frame_count
+        cells = {"compile": failed(mismatch, graphs=graphs) if mismatch else passed(graphs=graphs)}
+        cells["recompiles"] = self._recompiles(compiled, counter)
+        cells["dynamic"] = self._dynamic()
+        return cells
+
+    def _recompiles(self, compiled: Callable[[Any], Any], counter: Any) -> Cell:
+        try:
+            outputs = {fingerprint(compiled(self.x)) for _ in range(CALLS)}
+            for _ in range(FRESH_CALLS):
+                compiled(self.make())
+        except Exception as exc:
+            return failed(one_line(exc))
+        recompiles = max(counter.frame_count, 1) - 1  # an op with nothing to trace compiles no graph at all
+        live = len(outputs) > 1 if self.random else None
+        info = {"recompiles": recompiles, "calls": CALLS + FRESH_CALLS, "random_live": live}
+        if recompiles:
+            why = last_recompile() or "reason not logged"
+            return failed(f"{recompiles} recompiles over {CALLS + FRESH_CALLS} calls at one shape: {why}", **info)
+        if self.random and not live:
+            return failed(f"randomness frozen: {CALLS} compiled calls gave one output (eager varies)", **info)
+        return passed(**info)
+
+    def _dynamic(self) -> Cell:
+        compiled, counter = self._compiled(dynamic=True)
+        sizes = (FIXED_SIZE, *OTHER_SIZES)
+        try:
+            for size in sizes:
+                x = self.make(size)
+                mismatch = compare(_seeded(compiled, x), _seeded(self.call, x))
+                if mismatch:
+                    return failed(f"at {size}: {mismatch}")
+        except Exception as exc:
+            return failed(one_line(exc))
+        recompiles = max(counter.frame_count, 1) - 1
+        info = {"recompiles": recompiles, "shapes": [list(s) for s in sizes]}
+        if recompiles:
+            why = last_recompile() or "reason not logged"
+            return failed(f"{recompiles} recompiles over {len(sizes)} shapes: {why}", **info)
+        return passed(**info)
+
+    # ---- torch.jit.script -------------------------------------------------------------------------------------
+
+    def _scripted(self) -> Tuple[Optional[Callable[..., Any]], Optional[str], Optional[str]]:
+        """(loaded scripted callable, failure reason, fallback note), cached per op."""
+        key = f"{self.entry.api}:{self.entry.name}"
+        if key not in self.script_cache:
+            self.script_cache[key] = self._script_and_reload()
+        return self.script_cache[key]
+
+    def _script_and_reload(self) -> Tuple[Optional[Callable[..., Any]], Optional[str], Optional[str]]:
+        if self.entry.api == "functional":
+            return self._script_functional()
+        obj = self.call
+        fallback = None
+        if self.entry.api == "class":
+            if not isinstance(obj, torch.nn.Module):
+                return None, "not an nn.Module", None
+        try:
+            prepare = getattr(obj, "__prepare_scriptable__", None)
+            prepared = prepare() if prepare is not None else obj
+            if type(prepared) is not type(obj):
+                cls = type(prepared)
+                fallback = f"scripts only as another class, {cls.__module__}.{cls.__qualname__}"
+            scripted = torch.jit.script(obj)
+        except Exception as exc:
+            return None, one_line(exc), fallback
+        try:
+            buffer = io.BytesIO()
+            torch.jit.save(scripted, buffer)
+            buffer.seek(0)
+            loaded = torch.jit.load(buffer)
+        except Exception as exc:
+            return None, f"save/load: {one_line(exc)}", fallback
+        return loaded, None, fallback
+
+    def _script_functional(self) -> Tuple[Optional[Callable[..., Any]], Optional[str], Optional[str]]:
+        try:
+            torch.jit.script(self.entry.obj)
+        except Exception as exc:
+            return None, one_line(exc), None
+        # A saved bare ScriptFunction loses its defaults, so the functional is saved inside a scripted module.
+        try:
+            scripted = scripted_call(self.entry.obj, self.kwargs)
+            buffer = io.BytesIO()
+            torch.jit.save(scripted, buffer)
+            buffer.seek(0)
+            return torch.jit.load(buffer), None, None
+        except Exception as exc:
+            return None, f"scripted module calling it, save/load: {one_line(exc)}", None
+
+    def script(self) -> Cell:
+        if self.kind not in PLAIN_KINDS:
+            return Cell(NA, "TorchScript runs on plain tensors")
+        loaded, reason, fallback = self._scripted()
+        if loaded is None:
+            return failed(f"{fallback}; {reason}" if fallback else reason)
+        try:
+            out = _seeded(loaded, self.x)
+        except Exception as exc:
+            return failed(f"scripted call: {one_line(exc)}")
+        # TorchScript has no tv_tensor types: values are compared, not types.
+        mismatch = compare(out, self.expected, types=False)
+        if fallback:
+            return failed(f"{fallback} (via __prepare_scriptable__)", fallback=True)
+        return failed(mismatch) if mismatch else passed()
+
+    # ---- torch.export -----------------------------------------------------------------------------------------
+
+    def export(self) -> Dict[str, Cell]:
+        if self.kind == "PIL":
+            return {name: Cell(NA, "export traces tensors, not PIL images") for name in MODE_CELLS["export"]}
+        cells = {"export": self._export_static()}
+        cells["export_dynamic"] = self._export_dynamic(cells["export"])
+        return cells
+
+    @property
+    def _strict(self) -> bool:
+        # Non-strict export sees a tv_tensor input as a plain tensor (its fake tensor loses the subclass), so a
+        # box would be transformed as an image: tv_tensor inputs are exported with strict=True (dynamo).
+        return self.kind not in PLAIN_KINDS
+
+    def _export_static(self) -> Cell:
+        try:
+            program = _export(self.module, self.x, strict=self._strict)
+            exported = program.module()
+            out = _seeded(exported, self.x)
+        except Exception as exc:
+            return failed(one_line(exc))
+        # Exported programs return plain tensors: tv_tensor types are not compared.
+        mismatch = compare(out, self.expected, types=False)
+        if mismatch:
+            return failed(mismatch)
+        if self.random:
+            outputs = {fingerprint(exported(self.x)) for _ in range(CALLS)}
+            if len(outputs) < 2:
+                return failed(f"randomness frozen: {CALLS} calls of the exported program gave one output")
+        return passed(random_live=True if self.random else None, strict=self._strict)
+
+    def _export_dynamic(self, static: Cell) -> Cell:
+        if self.random:
+            return Cell(NA, "random op: dynamic H/W export is checked for deterministic ops")
+        if self.kind not in DENSE_KINDS:
+            return Cell(NA, "no height/width dimension (canvas_size is metadata)")
+        if static.status != "pass":
+            return Cell(SKIP, "static export failed")
+        height = torch.export.Dim("height", min=MIN_SIDE, max=MAX_SIDE)
+        width = torch.export.Dim("width", min=MIN_SIDE, max=MAX_SIDE)
+        ndim = self.x.ndim
+        try:
+            spec = {ndim - 2: height, ndim - 1: width}
+            # A forward(*inputs) takes the spec of its one input inside the spec of the varargs tuple.
+            first = next(iter(inspect.signature(self.module.forward).parameters.values()), None)
+            shapes = ((spec,),) if first is not None and first.kind is first.VAR_POSITIONAL else (spec,)
+            program = _export(self.module, self.x, dynamic_shapes=shapes, strict=self._strict)
+            exported = program.module()
+            mismatches: List[str] = []
+            for size in OTHER_SIZES:
+                x = self.make(size)
+                mismatch = compare(_seeded(exported, x), _seeded(self.call, x), types=False)
+                if mismatch:
+                    mismatches.append(f"at {size}: {mismatch}")
+        except Exception as exc:
+            return failed(one_line(exc))
+        return failed(mismatches[0]) if mismatches else passed(sizes=[list(s) for s in OTHER_SIZES])

@@ -1,0 +1,215 @@
+"""``python -m jitvision audit``: which transforms work in eager, torch.compile, torch.jit.script and torch.export.
+
+For every functional and transform class the target exports (and that has a row in
+``jitvision/_audit/cases.py``), on every input kind it supports, the audit reports:
+
+- eager: runs (and is the reference every other mode is compared with, under the same seed);
+- compile: ``torch.compile(fullgraph=True)`` succeeds (else the graph count without fullgraph and the first
+  graph break), recompiles over repeated calls at one shape, whether a random op stays random, and
+  recompiles over several shapes with ``dynamic=True``;
+- script: ``torch.jit.script`` of the class itself (or the functional), saved and loaded, on plain tensors;
+- export: ``torch.export`` with static shapes, and with dynamic height/width for deterministic ops.
+
+Targets: ``jitvision`` (default), ``torchvision`` (torchvision.transforms.v2), any module with that API, or
+``module:Class`` for one class of your own.
+"""
+
+import argparse
+import json
+import sys
+import time
+from typing import Any, Dict, List, Optional, Sequence
+
+import torch
+
+from ._audit.cases import ALL_KINDS
+from ._audit.checks import MODE_CELLS, CaseChecks
+from ._audit.outcome import FAIL, SKIP, Cell, quiet_compilers
+from ._audit.report import summarize, summary_line, write_json, write_markdown, write_terminal
+from ._audit.targets import Entry, resolve_target
+
+MODES = tuple(MODE_CELLS)
+
+
+def _split(text: Optional[str]) -> Optional[List[str]]:
+    return [part.strip() for part in text.split(",") if part.strip()] if text else None
+
+
+def _versions() -> Dict[str, str]:
+    versions = {"torch": torch.__version__}
+    torchvision = sys.modules.get("torchvision")
+    if torchvision is not None:
+        versions["torchvision"] = torchvision.__version__
+    from . import __version__
+
+    versions["jitvision"] = __version__
+    return versions
+
+
+class _Progress:
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.total, self.done, self.enabled = total, 0, enabled and total > 0
+        self.start = time.monotonic()
+
+    def show(self, label: str) -> None:
+        if not self.enabled:
+            return
+        width = 30
+        filled = width * self.done // self.total
+        elapsed = time.monotonic() - self.start
+        line = f"[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {elapsed:5.0f}s {label}"
+        sys.stderr.write("\r" + line[:110].ljust(110))
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r" + " " * 110 + "\r")
+            sys.stderr.flush()
+
+
+def _kinds_for(entry: Entry, kinds: Optional[Sequence[str]]) -> List[str]:
+    chosen = [kind for kind in entry.case.kinds if kinds is None or kind in kinds]
+    # A functional takes one input; only transform classes take a whole sample.
+    return [kind for kind in chosen if not (entry.api == "functional" and kind == "detection")]
+
+
+def _run_case(case: CaseChecks, modes: Sequence[str], progress: _Progress, label: str) -> Dict[str, Cell]:
+    progress.show(f"{label} eager")
+    cells = {"eager": case.eager()}
+    for mode in modes:
+        if mode == "eager":
+            continue
+        if cells["eager"].status == FAIL:
+            cells.update({name: Cell(SKIP, "eager failed") for name in MODE_CELLS[mode]})
+            continue
+        progress.show(f"{label} {mode}")
+        try:
+            result = getattr(case, mode)()
+        except Exception as exc:  # a bug in a check must not stop the audit
+            result = {name: Cell(FAIL, f"audit error: {type(exc).__name__}: {exc}") for name in MODE_CELLS[mode]}
+        cells.update(result if isinstance(result, dict) else {mode: result})
+    return cells
+
+
+def run_audit(
+    target: str = "jitvision",
+    *,
+    ops: Optional[Sequence[str]] = None,
+    modes: Sequence[str] = MODES,
+    kinds: Optional[Sequence[str]] = None,
+    tv_tensors: Optional[str] = None,
+    init: Optional[Dict[str, Any]] = None,
+    progress: bool = False,
+) -> Dict[str, Any]:
+    """Audit ``target`` and return the JSON-ready result (rows, skipped names, summary)."""
+    unknown = [mode for mode in modes if mode not in MODES]
+    if unknown:
+        raise ValueError(f"audit: unknown modes {unknown}; choose from {list(MODES)}")
+    unknown = [kind for kind in kinds or () if kind not in ALL_KINDS]
+    if unknown:
+        raise ValueError(f"audit: unknown input kinds {unknown}; choose from {list(ALL_KINDS)}")
+    resolved = resolve_target(target, tv_tensors=tv_tensors, init=init)
+    entries = resolved.entries
+    notes: List[str] = []
+    if ops is not None:
+        wanted = set(ops)
+        entries = [e for e in entries if e.name in wanted or wanted & set(e.aliases)]
+        found = {e.name for e in entries} | {a for e in entries for a in e.aliases}
+        skipped_names = {s["name"] for s in resolved.skipped}
+        for name in ops:
+            if name not in found:
+                why = "no audit case" if name in skipped_names else "not found in the target"
+                notes.append(f"{name}: {why}")
+    modes = ["eager", *[m for m in modes if m != "eager"]]
+    plan = [(entry, kind) for entry in entries for kind in _kinds_for(entry, kinds)]
+    bar = _Progress(len(plan), progress)
+    rows: List[Dict[str, Any]] = []
+    script_cache: Dict[str, Any] = {}
+    # The audit seeds torch's RNG per check: the caller's RNG state is restored afterwards.
+    with quiet_compilers(), torch.random.fork_rng(devices=[]):
+        for entry, kind in plan:
+            label = f"{entry.name}[{kind}]"
+            cells = _run_case(CaseChecks(resolved, entry, kind, script_cache), modes, bar, label)
+            bar.done += 1
+            rows.append(
+                {
+                    "op": entry.name,
+                    "api": entry.api,
+                    "kind": kind,
+                    "aliases": entry.aliases,
+                    "random": cells["eager"].info.get("random"),
+                    "cells": {name: vars(cell) for name, cell in cells.items()},
+                }
+            )
+    bar.close()
+    torch._dynamo.reset()
+    skipped = resolved.skipped if ops is None else [s for s in resolved.skipped if s["name"] in set(ops)]
+    result = {
+        "target": target,
+        "versions": _versions(),
+        "modes": list(modes),
+        "rows": rows,
+        "skipped": skipped,
+        "notes": notes,
+        "seconds": round(time.monotonic() - bar.start, 1),
+    }
+    result["summary"] = summarize(rows, modes)
+    return result
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--target",
+        default="jitvision",
+        help="jitvision (default), torchvision (transforms.v2), a module with the v2 API, or module:Class",
+    )
+    parser.add_argument("--ops", help="comma-separated functional/class names, e.g. resize,RandomCrop (default: all)")
+    parser.add_argument(
+        "--modes", default=",".join(MODES), help=f"comma-separated of {','.join(MODES)}; eager always runs"
+    )
+    parser.add_argument("--kinds", help=f"comma-separated input kinds of {','.join(ALL_KINDS)} (default: per op)")
+    parser.add_argument("--tv-tensors", help="tv_tensors to build inputs with: jitvision, torchvision or a module")
+    parser.add_argument("--init", help="JSON object of constructor arguments for --target module:Class")
+    parser.add_argument("--json", metavar="PATH", help="write the full result as JSON")
+    parser.add_argument("--markdown", metavar="PATH", help="write the table as Markdown")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+
+def run(args: argparse.Namespace) -> int:
+    init = json.loads(args.init) if args.init else None
+    try:
+        result = run_audit(
+            args.target,
+            ops=_split(args.ops),
+            modes=_split(args.modes) or MODES,
+            kinds=_split(args.kinds),
+            tv_tensors=args.tv_tensors,
+            init=init,
+            progress=not args.no_progress and sys.stderr.isatty(),
+        )
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    write_terminal(result)
+    for note in result["notes"]:
+        print(f"note: {note}")
+    if args.json:
+        write_json(result, args.json)
+    if args.markdown:
+        write_markdown(result, args.markdown)
+    print(f"({result['seconds']}s)")
+    return 0
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m jitvision audit", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+__all__ = ["run_audit", "main", "add_arguments", "run", "summary_line"]
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,157 @@
+"""The audit CLI, run in-process on a few ops of jitvision, torchvision and a user class."""
+
+import json
+import sys
+import types
+
+import pytest
+import torch
+
+from jitvision import audit
+from jitvision.__main__ import main as cli_main
+from jitvision._audit.targets import resolve_target
+
+
+class Double(torch.nn.Module):
+    """A user's own transform: deterministic, one graph, scriptable, exportable."""
+
+    def __init__(self, factor: float = 2.0) -> None:
+        super().__init__()
+        self.factor = factor
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x * self.factor
+
+
+class CoinFlip(torch.nn.Module):
+    """A user's random transform drawn the usual eager way: a Python bool from a tensor."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if torch.rand(()) < 0.5:
+            return x.flip(-1)
+        return x
+
+
+def _rows(result, op, kind=None):
+    return [row for row in result["rows"] if row["op"] == op and (kind is None or row["kind"] == kind)]
+
+
+def _cell(result, op, kind, check):
+    (row,) = _rows(result, op, kind)
+    return row["cells"][check]
+
+
+@pytest.fixture(scope="module")
+def jitvision_result():
+    return audit.run_audit("jitvision", ops=["RandomHorizontalFlip", "horizontal_flip"], kinds=["float", "Image"])
+
+
+def test_jitvision_random_flip_compiles_to_one_graph_and_stays_random(jitvision_result):
+    for kind in ("float", "Image"):
+        compiled = _cell(jitvision_result, "RandomHorizontalFlip", kind, "compile")
+        assert compiled["status"] == "pass" and compiled["info"]["graphs"] == 1, compiled
+        repeated = _cell(jitvision_result, "RandomHorizontalFlip", kind, "recompiles")
+        assert repeated["status"] == "pass", repeated
+        assert repeated["info"]["recompiles"] == 0 and repeated["info"]["random_live"] is True
+    row = _rows(jitvision_result, "RandomHorizontalFlip", "float")[0]
+    assert row["random"] is True
+    assert row["cells"]["script"]["status"] == "pass"
+    assert row["cells"]["export"]["status"] == "pass"
+    # Random ops are not exported with dynamic H/W; tv_tensors are not scripted.
+    assert row["cells"]["export_dynamic"]["status"] == "n/a"
+    assert _cell(jitvision_result, "RandomHorizontalFlip", "Image", "script")["status"] == "n/a"
+
+
+def test_jitvision_flip_functional_passes_every_mode(jitvision_result):
+    rows = _rows(jitvision_result, "horizontal_flip")
+    assert {row["kind"] for row in rows} == {"float", "Image"}
+    assert "hflip" in rows[0]["aliases"]
+    for row in rows:
+        assert row["random"] is False
+        failing = {name: cell for name, cell in row["cells"].items() if cell["status"] not in ("pass", "n/a")}
+        assert not failing, failing
+    summary = jitvision_result["summary"]["modes"]
+    assert summary["compile"] == {"passed": 4, "total": 4}
+
+
+def test_torchvision_random_flip_breaks_the_graph_with_a_reason():
+    result = audit.run_audit("torchvision", ops=["RandomHorizontalFlip"], kinds=["float"], modes=["compile", "script"])
+    assert result["versions"]["torchvision"]
+    compiled = _cell(result, "RandomHorizontalFlip", "float", "compile")
+    assert compiled["status"] == "fail"
+    assert compiled["reason"] and "\n" not in compiled["reason"]
+    assert "_transform.py" in compiled["reason"]  # it points at the line that breaks the graph
+    assert compiled["info"]["graphs"] is None or compiled["info"]["graphs"] != 1
+    assert _cell(result, "RandomHorizontalFlip", "float", "recompiles")["status"] == "skip"
+    # torchvision scripts its v1 class instead of the v2 class itself.
+    scripted = _cell(result, "RandomHorizontalFlip", "float", "script")
+    assert scripted["status"] == "fail" and "another class" in scripted["reason"]
+    assert result["summary"]["modes"]["compile"] == {"passed": 0, "total": 1}
+
+
+def test_user_class_target(tmp_path):
+    result = audit.run_audit("tests.test_audit:Double", kinds=["float", "Image"], init={"factor": 3.0})
+    assert [row["op"] for row in result["rows"]] == ["Double", "Double"]
+    for row in result["rows"]:
+        assert all(cell["status"] in ("pass", "n/a") for cell in row["cells"].values()), row
+    assert result["summary"]["modes"]["script"] == {"passed": 1, "total": 1}
+
+
+def test_user_random_class_reports_its_graph_break():
+    result = audit.run_audit("tests.test_audit:CoinFlip", kinds=["float"], modes=["compile"])
+    (row,) = result["rows"]
+    assert row["random"] is True
+    assert row["cells"]["compile"]["status"] == "fail"
+    assert "test_audit.py" in row["cells"]["compile"]["reason"]
+
+
+def test_cli_writes_json_and_markdown(tmp_path, capsys):
+    json_path, md_path = tmp_path / "audit.json", tmp_path / "audit.md"
+    args = ["audit", "--target", "tests.test_audit:Double", "--kinds", "float", "--modes", "eager,compile"]
+    assert cli_main([*args, "--json", str(json_path), "--markdown", str(md_path), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "cases passed per mode: eager 1/1, compile 1/1" in printed
+    result = json.loads(json_path.read_text())
+    assert result["rows"][0]["cells"]["compile"]["status"] == "pass"
+    markdown = md_path.read_text()
+    assert "| op | api | kind | eager | compile |" in markdown
+    assert "cases passed per mode" in markdown
+
+
+def test_ops_without_a_case_are_listed_not_dropped(monkeypatch):
+    functional = types.ModuleType("fake_v2.functional")
+
+    def horizontal_flip(inpt):
+        return inpt.flip(-1)
+
+    def horizontal_flip_image(image):
+        return image.flip(-1)
+
+    def solarize(inpt, threshold):
+        return inpt
+
+    functional.horizontal_flip = functional.hflip = horizontal_flip
+    functional.horizontal_flip_image = horizontal_flip_image
+    functional.solarize = solarize
+    module = types.ModuleType("fake_v2")
+    module.functional = functional
+    module.RandomHorizontalFlip = type("RandomHorizontalFlip", (torch.nn.Module,), {})
+    module.RandomSolarize = type("RandomSolarize", (torch.nn.Module,), {})
+    monkeypatch.setitem(sys.modules, "fake_v2", module)
+
+    target = resolve_target("fake_v2")
+    assert [(e.api, e.name, e.aliases) for e in target.entries] == [
+        ("functional", "horizontal_flip", ["hflip"]),
+        ("class", "RandomHorizontalFlip", []),
+    ]
+    assert {(s["api"], s["name"], s["reason"]) for s in target.skipped} == {
+        ("functional", "solarize", "no audit case"),
+        ("class", "RandomSolarize", "no audit case"),
+    }
+
+
+def test_bad_options_are_rejected():
+    with pytest.raises(ValueError, match="unknown modes"):
+        audit.run_audit("jitvision", ops=["horizontal_flip"], modes=["jit"])
+    with pytest.raises(ValueError, match="unknown input kinds"):
+        audit.run_audit("jitvision", ops=["horizontal_flip"], kinds=["png"])
