@@ -318,16 +318,22 @@ def test_classes_export():
             torch.testing.assert_close(out, transform(image))
 
 
-@pytest.mark.parametrize("dtype", [torch.uint8, torch.float32])
-def test_center_crop_exports_with_dynamic_height_and_width(dtype):
+@pytest.mark.parametrize(
+    "dtype, wrap_as_image, strict",
+    [(torch.uint8, False, False), (torch.float32, False, False), (torch.uint8, False, True), (torch.uint8, True, True)],
+)
+def test_center_crop_exports_with_dynamic_height_and_width(dtype, wrap_as_image, strict):
+    # tv_tensor inputs need strict (dynamo) export: non-strict export sees them as plain tensors.
     height, width = torch.export.Dim("height", min=224, max=1024), torch.export.Dim("width", min=224, max=1024)
     transform = T.CenterCrop(224)
+    wrap = tv_tensors.Image if wrap_as_image else (lambda x: x)
     program = torch.export.export(
-        transform, (make_image(256, 300, dtype=dtype),), dynamic_shapes=({1: height, 2: width},)
+        transform, (wrap(make_image(256, 300, dtype=dtype)),), dynamic_shapes=({1: height, 2: width},), strict=strict
     )
     for size in [(224, 225), (301, 257), (480, 640)]:
         image = make_image(*size, dtype=dtype)
-        torch.testing.assert_close(program.module()(image), tv_functional.center_crop(image, [224, 224]))
+        out = program.module()(wrap(image)).as_subclass(torch.Tensor)
+        torch.testing.assert_close(out, tv_functional.center_crop(image, [224, 224]))
 
 
 def test_inference_preset_exports_with_dynamic_height_and_width():

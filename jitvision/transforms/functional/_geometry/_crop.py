@@ -144,7 +144,9 @@ def _center_crop_anchor(crop_height: int, crop_width: int, height: int, width: i
 def center_crop_image(image: torch.Tensor, output_size: List[int]) -> torch.Tensor:
     crop_height, crop_width = _center_crop_parse_output_size(output_size)
     _check_image_rank(image, "center_crop")
-    if not torch.jit.is_scripting() and _has_symbolic_size(image):
+    # Under dynamo a tv_tensor's sizes may not show up as SymInts even when they are dynamic, so every traced
+    # call takes the branch-free formulation (eager keeps the cheaper view).
+    if not torch.jit.is_scripting() and (is_tracing() or _has_symbolic_size(image)):
         return _center_crop_image_symbolic(image, crop_height, crop_width)
     height, width = image.shape[-2], image.shape[-1]
     if crop_height > height or crop_width > width:
