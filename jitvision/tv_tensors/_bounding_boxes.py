@@ -56,13 +56,15 @@ class BoundingBoxes(TVTensor):
         cls,
         data: Any,
         *,
-        format: BoundingBoxFormat | str,
-        canvas_size: tuple[int, int],
+        format: BoundingBoxFormat | str | None = None,
+        canvas_size: tuple[int, int] | None = None,
         clamping_mode: Optional[str] = "soft",
         dtype: Optional[torch.dtype] = None,
         device: Optional[torch.device | str | int] = None,
         requires_grad: Optional[bool] = None,
     ) -> BoundingBoxes:
+        if format is None or canvas_size is None:
+            raise ValueError("BoundingBoxes: format and canvas_size (height, width) are required")
         tensor = cls._to_tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
         if tensor.ndim == 1:
             tensor = tensor.unsqueeze(0)
@@ -90,11 +92,13 @@ class KeyPoints(TVTensor):
         cls,
         data: Any,
         *,
-        canvas_size: tuple[int, int],
+        canvas_size: tuple[int, int] | None = None,
         dtype: Optional[torch.dtype] = None,
         device: Optional[torch.device | str | int] = None,
         requires_grad: Optional[bool] = None,
     ) -> KeyPoints:
+        if canvas_size is None:
+            raise ValueError("KeyPoints: canvas_size (height, width) is required")
         tensor = cls._to_tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
         if tensor.ndim == 1:
             tensor = tensor.unsqueeze(0)
