@@ -108,6 +108,12 @@ def test_unknown_input_type_is_rejected():
         F.horizontal_flip("not an image")
 
 
+@pytest.mark.parametrize("ours, _theirs, _cls", FLIPS)
+def test_wrong_rank_is_rejected(ours, _theirs, _cls):
+    with pytest.raises(ValueError, match=ours.__name__):
+        ours(torch.zeros(5))
+
+
 def test_invalid_probability_is_rejected():
     with pytest.raises(ValueError, match="RandomHorizontalFlip"):
         T.RandomHorizontalFlip(p=1.5)

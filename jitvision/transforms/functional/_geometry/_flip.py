@@ -19,11 +19,18 @@ from .._dispatch import get_kernel, is_pure_tensor, register_kernel, unwrap
 from .._meta import get_canvas_size
 
 
+def _check_rank(image: torch.Tensor, op: str) -> None:
+    if image.ndim < 2:
+        raise ValueError(f"{op}: expected a tensor with at least 2 dimensions [..., H, W], got {image.ndim}")
+
+
 def horizontal_flip_image(image: torch.Tensor) -> torch.Tensor:
+    _check_rank(image, "horizontal_flip")
     return image.flip(-1)
 
 
 def vertical_flip_image(image: torch.Tensor) -> torch.Tensor:
+    _check_rank(image, "vertical_flip")
     return image.flip(-2)
 
 
