@@ -1,5 +1,28 @@
-"""Build hook: the package is pure Python unless a native kernel is added (see jitvision/csrc)."""
+"""Build hook: the optional native kernel in jitvision/csrc (jitvision._C, torch ops ``jitvision_native::*``).
+
+The package works without it (``jitvision._native.AVAILABLE`` is then False and the pure-PyTorch path runs), so
+the extension is optional: no torch at build time, or no C++ compiler, builds a pure-Python package.
+Flags: -O3 only (no -march, no -ffast-math: the kernel must stay bit-exact and run on any x86-64); the hot loops
+carry GCC target_clones("avx2", "default"), picked at load time.
+"""
 
 from setuptools import setup
 
-setup()
+
+def _extensions():
+    try:
+        from torch.utils.cpp_extension import BuildExtension, CppExtension
+    except ImportError:
+        return [], {}
+    ext = CppExtension(
+        "jitvision._C",
+        ["jitvision/csrc/resize.cpp"],
+        depends=["jitvision/csrc/resize_kernel.h"],
+        extra_compile_args=["-O3", "-Wno-psabi"],
+        optional=True,
+    )
+    return [ext], {"build_ext": BuildExtension.with_options(use_ninja=False)}
+
+
+ext_modules, cmdclass = _extensions()
+setup(ext_modules=ext_modules, cmdclass=cmdclass)

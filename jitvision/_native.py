@@ -1,0 +1,202 @@
+"""The optional native kernel (``jitvision._C``, built from ``jitvision/csrc``) and its pure-PyTorch reference.
+
+Two torch ops in the ``jitvision_native`` namespace, each one graph node for dynamo/export (fake impls below
+give the static output shape) and callable from TorchScript as ``torch.ops.jitvision_native.*``:
+
+- ``resized_crop(image, box, flip, size, mean=None, std=None, to_float=False)``: uint8 ``[..., C, H, W]``, crop
+  ``box = [top, left, height, width]`` (an int64 tensor, read inside, so a random draw stays live under
+  compile), antialiased bilinear resize to ``size``, mirror left-right if ``flip`` (a bool tensor or None), then
+  either uint8 or float32 ``(v / 255 - mean) / std``;
+- ``resize_center_crop(image, size, max_size=None, crop_size=None, mean=None, std=None, to_float=False)``:
+  torchvision's ``Resize(size, max_size)`` (bilinear, antialias) followed by ``CenterCrop(crop_size)`` (zero
+  padding where the crop is larger), computing only the cropped window.
+
+The uint8 result is bit-identical to torch's uint8 antialiased ``interpolate`` (the path torchvision takes on
+CPUs with AVX2/AVX512), so the float result is that uint8 value scaled and normalised, within float rounding
+(~1e-6) of torchvision's ``to_dtype`` + ``normalize``. ``AVAILABLE`` says whether the extension loaded; without
+it ``resized_crop`` / ``resize_center_crop`` below run ``*_reference`` (the same arithmetic in PyTorch, slow)
+and the fast path of ``transforms._fusion`` stays off.
+"""
+
+import math
+from typing import List, Optional, Sequence, Tuple
+
+import torch
+
+try:
+    from . import _C  # noqa: F401  (importing registers the ops)
+
+    AVAILABLE = True
+except ImportError:  # built without a compiler, or an incompatible torch: the pure-PyTorch path is used
+    AVAILABLE = False
+
+__all__ = ["AVAILABLE", "resized_crop", "resize_center_crop", "resized_crop_reference", "resize_center_crop_reference"]
+
+
+# ---- the reference: torch's uint8 antialiased bilinear arithmetic, in PyTorch ----------------------------------
+
+
+def _axis_weights(in_size: int, out_size: int) -> Tuple[torch.Tensor, int]:
+    """Dense [out_size, in_size] int weights (as float64) and the fixed-point precision of torch's uint8
+    antialiased bilinear resize along one axis."""
+    scale = in_size / out_size
+    support = scale if scale >= 1.0 else 1.0
+    max_taps = math.ceil(support) * 2 + 1
+    invscale = 1.0 / scale if scale >= 1.0 else 1.0
+    rows = []
+    wt_max = 0.0
+    for i in range(out_size):
+        center = scale * (i + 0.5)
+        lo = max(int(center - support + 0.5), 0)
+        size = min(max(min(int(center + support + 0.5), in_size) - lo, 0), max_taps)
+        w = [max(0.0, 1.0 - abs((j + lo - center + 0.5) * invscale)) for j in range(size)]
+        total = sum(w)
+        if total != 0.0:
+            w = [v / total for v in w]
+            wt_max = max([wt_max, *w])
+        rows.append((lo, w))
+    precision = 0
+    while precision < 22 and int(0.5 + wt_max * (1 << (precision + 1))) < (1 << 15):
+        precision += 1
+    dense = torch.zeros(out_size, in_size, dtype=torch.float64)
+    for i, (lo, w) in enumerate(rows):
+        for j, v in enumerate(w):
+            v *= 1 << precision
+            dense[i, lo + j] = float(int(-0.5 + v) if v < 0 else int(0.5 + v))
+    return dense, precision
+
+
+def _round_shift(acc: torch.Tensor, precision: int) -> torch.Tensor:
+    return torch.floor((acc + float(1 << (precision - 1))) / float(1 << precision)).clamp_(0, 255)
+
+
+def _resize_u8_reference(crop: torch.Tensor, out_h: int, out_w: int) -> torch.Tensor:
+    """[N, C, h, w] uint8 -> [N, C, out_h, out_w] as float64 holding uint8 values (horizontal pass, rounded,
+    then vertical pass, rounded: torch's order)."""
+    wx, px = _axis_weights(crop.shape[-1], out_w)
+    wy, py = _axis_weights(crop.shape[-2], out_h)
+    tmp = _round_shift(crop.double() @ wx.T, px)  # exact: integers far below 2^53
+    return _round_shift(wy @ tmp, py)
+
+
+def _finish(values: torch.Tensor, mean: Optional[Sequence[float]], std: Optional[Sequence[float]], to_float: bool):
+    if not to_float:
+        return values.to(torch.uint8)
+    out = values.float().mul_(1.0 / 255.0)
+    if mean is not None and std is not None:
+        m = torch.tensor(mean, dtype=torch.float32).view(-1, 1, 1)
+        s = torch.tensor(std, dtype=torch.float32).view(-1, 1, 1)
+        out = out.sub_(m).div_(s)
+    return out
+
+
+def resized_crop_reference(
+    image: torch.Tensor,
+    box: torch.Tensor,
+    flip: Optional[torch.Tensor],
+    size: List[int],
+    mean: Optional[Sequence[float]] = None,
+    std: Optional[Sequence[float]] = None,
+    to_float: bool = False,
+) -> torch.Tensor:
+    """Pure-PyTorch ``jitvision_native::resized_crop`` (same arithmetic, much slower)."""
+    top, left, height, width = (int(v) for v in box.reshape(-1).tolist())
+    lead = image.shape[:-3]
+    batch = image.reshape(-1, *image.shape[-3:])[..., top : top + height, left : left + width]
+    values = _resize_u8_reference(batch, size[0], size[1])
+    if flip is not None and bool(flip):
+        values = values.flip(-1)
+    return _finish(values, mean, std, to_float).reshape(*lead, image.shape[-3], size[0], size[1])
+
+
+def _resized_size(height: int, width: int, size: List[int], max_size: Optional[int]) -> Tuple[int, int]:
+    """torchvision's output size of Resize(size, max_size)."""
+    if len(size) == 2:
+        return size[0], size[1]
+    short, long = min(height, width), max(height, width)
+    if len(size) == 0:
+        assert max_size is not None
+        new_short, new_long = int(max_size * short / long), max_size
+    else:
+        new_short, new_long = size[0], int(size[0] * long / short)
+        if max_size is not None and new_long > max_size:
+            new_short, new_long = int(max_size * new_short / new_long), max_size
+    return (new_long, new_short) if width <= height else (new_short, new_long)
+
+
+def _center_offset(extent: int, crop: int) -> int:
+    return -((crop - extent) // 2) if crop > extent else int(round((extent - crop) / 2.0))
+
+
+def resize_center_crop_reference(
+    image: torch.Tensor,
+    size: List[int],
+    max_size: Optional[int] = None,
+    crop_size: Optional[List[int]] = None,
+    mean: Optional[Sequence[float]] = None,
+    std: Optional[Sequence[float]] = None,
+    to_float: bool = False,
+) -> torch.Tensor:
+    """Pure-PyTorch ``jitvision_native::resize_center_crop``."""
+    height, width = image.shape[-2], image.shape[-1]
+    out_h, out_w = _resized_size(height, width, list(size), max_size)
+    crop_h, crop_w = (out_h, out_w) if crop_size is None else crop_size
+    lead = image.shape[:-3]
+    values = _resize_u8_reference(image.reshape(-1, *image.shape[-3:]), out_h, out_w)
+    top, left = _center_offset(out_h, crop_h), _center_offset(out_w, crop_w)
+    window = values.new_zeros(values.shape[0], values.shape[1], crop_h, crop_w)
+    ys, xs = slice(max(top, 0), min(top + crop_h, out_h)), slice(max(left, 0), min(left + crop_w, out_w))
+    window[..., ys.start - top : ys.stop - top, xs.start - left : xs.stop - left] = values[..., ys, xs]
+    return _finish(window, mean, std, to_float).reshape(*lead, image.shape[-3], crop_h, crop_w)
+
+
+# ---- the ops: native when built, else the reference ------------------------------------------------------------
+
+
+def _usable(image: torch.Tensor) -> bool:
+    return AVAILABLE and image.dtype == torch.uint8 and image.device.type == "cpu"
+
+
+def resized_crop(
+    image: torch.Tensor,
+    box: torch.Tensor,
+    flip: Optional[torch.Tensor],
+    size: List[int],
+    mean: Optional[List[float]] = None,
+    std: Optional[List[float]] = None,
+    to_float: bool = False,
+) -> torch.Tensor:
+    if _usable(image):
+        return torch.ops.jitvision_native.resized_crop(image, box, flip, size, mean, std, to_float)
+    return resized_crop_reference(image, box, flip, size, mean, std, to_float)
+
+
+def resize_center_crop(
+    image: torch.Tensor,
+    size: List[int],
+    max_size: Optional[int] = None,
+    crop_size: Optional[List[int]] = None,
+    mean: Optional[List[float]] = None,
+    std: Optional[List[float]] = None,
+    to_float: bool = False,
+) -> torch.Tensor:
+    if _usable(image):
+        return torch.ops.jitvision_native.resize_center_crop(image, size, max_size, crop_size, mean, std, to_float)
+    return resize_center_crop_reference(image, size, max_size, crop_size, mean, std, to_float)
+
+
+# ---- fake impls: the static output shape, so dynamo/export keep each op as one node --------------------------
+
+if AVAILABLE:
+
+    @torch.library.register_fake("jitvision_native::resized_crop")
+    def _resized_crop_fake(image, box, flip, size, mean=None, std=None, to_float=False):
+        dtype = torch.float32 if to_float else torch.uint8
+        return image.new_empty((*image.shape[:-2], size[0], size[1]), dtype=dtype)
+
+    @torch.library.register_fake("jitvision_native::resize_center_crop")
+    def _resize_center_crop_fake(image, size, max_size=None, crop_size=None, mean=None, std=None, to_float=False):
+        dtype = torch.float32 if to_float else torch.uint8
+        if crop_size is None:  # the whole resized image: its size follows the input's (symbolic under export)
+            crop_size = _resized_size(image.shape[-2], image.shape[-1], list(size), max_size)
+        return image.new_empty((*image.shape[:-2], crop_size[0], crop_size[1]), dtype=dtype)

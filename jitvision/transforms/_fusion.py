@@ -1,0 +1,88 @@
+"""The fused fast path of Compose: a resize-led prefix of the pipeline as one native call.
+
+Recognised prefixes (on a uint8 CPU image: a plain tensor or an ``Image``, ``[..., C, H, W]``):
+
+- ``RandomResizedCrop`` [, ``RandomHorizontalFlip``] [, ``ToDtype(torch.float32, scale=True)`` [, ``Normalize``]]
+- ``Resize`` [, ``CenterCrop``] [, ``ToDtype(torch.float32, scale=True)`` [, ``Normalize``]]
+
+with bilinear interpolation and ``antialias=True``. The random parameters are drawn by the transforms' own
+``_draw`` methods in the unfused order, so a seed gives the same crop and flip fused or not, and the draws stay
+tensors under ``torch.compile`` (the op reads them inside: one graph node, no break). The result equals the
+unfused pipeline's: the uint8 resize is bit-identical to torch's, and the float tail differs by float rounding
+only (see ``jitvision._native``).
+
+Why native rather than inductor: inductor's code for the bilinear gathers is slower than even the NCHW eager
+kernel, and a separable resize written as two static-tap passes still spends most of its time in index
+arithmetic; the C++ kernel reads CHW uint8 and writes the float output once, with no layout conversion.
+"""
+
+from typing import Any, Optional, Sequence, Tuple
+
+import torch
+
+from .. import _native
+from ..tv_tensors import Image, kind_of, wrap
+from ._geometry._crop import CenterCrop
+from ._geometry._flip import RandomHorizontalFlip
+from ._geometry._resize import RandomResizedCrop, Resize
+from ._misc import Normalize, ToDtype
+from .functional._dispatch import unwrap
+from .functional._geometry._interpolation import InterpolationMode
+
+
+def _bilinear_antialiased(transform: Any) -> bool:
+    return transform.interpolation == InterpolationMode.BILINEAR and transform.antialias is True
+
+
+def _fusable_input(sample: Any) -> bool:
+    if not isinstance(sample, torch.Tensor) or sample.dtype != torch.uint8 or sample.device.type != "cpu":
+        return False
+    if sample.ndim < 3 or sample.shape[-1] == 0 or sample.shape[-2] == 0:
+        return False
+    return type(sample) is torch.Tensor or kind_of(type(sample)) is Image
+
+
+def _float_tail(transforms: Sequence[Any], i: int, channels: int) -> Optional[Tuple[bool, Any, Any, int]]:
+    """(to_float, mean, std, next index) for an optional ToDtype(float32, scale=True) [+ Normalize] at ``i``;
+    None where Normalize's mean/std do not fit the channels (it then raises its own error, unfused)."""
+    n = len(transforms)
+    step = transforms[i] if i < n else None
+    if type(step) is not ToDtype or step.dtype is not torch.float32 or not step.scale:
+        return False, None, None, i
+    i += 1
+    step = transforms[i] if i < n else None
+    if type(step) is not Normalize:
+        return True, None, None, i
+    mean, std = list(step.mean), list(step.std)
+    if len(mean) not in (1, channels) or len(std) not in (1, channels):
+        return None
+    return True, mean * (channels // len(mean)), std * (channels // len(std)), i + 1
+
+
+def run_fused(transforms: Sequence[Any], sample: Any) -> Optional[Tuple[Any, int]]:
+    """``(output, number of transforms consumed)`` when a prefix of ``transforms`` runs as one native call on
+    ``sample``, else None (then nothing was drawn and the caller runs the transforms as usual)."""
+    if not _native.AVAILABLE or len(transforms) == 0 or not _fusable_input(sample):
+        return None
+    first = transforms[0]
+    is_rrc = type(first) is RandomResizedCrop
+    if not (is_rrc or type(first) is Resize) or not _bilinear_antialiased(first):
+        return None
+    second = transforms[1] if len(transforms) > 1 else None
+    middle = RandomHorizontalFlip if is_rrc else CenterCrop
+    i = 2 if type(second) is middle else 1
+    tail = _float_tail(transforms, i, sample.shape[-3])
+    if tail is None:
+        return None
+    to_float, mean, std, consumed = tail
+    image = sample if type(sample) is torch.Tensor else unwrap(sample)
+    if is_rrc:
+        # The unfused order of draws: the crop (from the input size), then the flip (from the crop's size).
+        box = first._draw(sample.shape[-2], sample.shape[-1], sample.device)["box"]
+        flip = second._draw(first.size[0], first.size[1], sample.device)["apply"] if i == 2 else None
+        out = torch.ops.jitvision_native.resized_crop(image, box, flip, first.size, mean, std, to_float)
+    else:
+        crop_size = second.size if i == 2 else None
+        size = [] if first.size is None else first.size
+        out = torch.ops.jitvision_native.resize_center_crop(image, size, first.max_size, crop_size, mean, std, to_float)
+    return (out if type(sample) is torch.Tensor else wrap(out, like=sample)), consumed
