@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): $(PY) pyproject.toml setup.py
+$(STAMP): $(PY) pyproject.toml setup.py $(wildcard jitvision/csrc/*)
 	$(PY) -m pip install -q "torch==2.14.1" "torchvision==0.29.1"
 	$(PY) -m pip install -q -e ".[test]" --no-build-isolation
 	touch $(STAMP)

@@ -5,6 +5,7 @@ from typing import Any, Callable, Dict, List, Sequence
 import torch
 from torch import nn
 
+from ._fusion import run_fused
 from ._transform import Transform
 
 
@@ -67,7 +68,14 @@ class Compose(Transform):
 
     @torch.jit.unused
     def _run(self, sample: Any, unpack: bool) -> Any:
-        for transform in self.transforms:
+        start = 0
+        if not unpack:
+            # A resize-led prefix on a uint8 image runs as one native call (see _fusion.py): same draws, same
+            # output within float rounding, a fraction of the time.
+            fused = run_fused(self.transforms, sample)
+            if fused is not None:
+                sample, start = fused
+        for transform in self.transforms[start:]:
             sample = transform(*sample) if unpack else transform(sample)
         return sample
 
