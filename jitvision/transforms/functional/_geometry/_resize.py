@@ -15,6 +15,7 @@ import PIL.Image
 import torch
 from torch.nn.functional import interpolate
 
+from .... import _native
 from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
 from .._dispatch import get_kernel, is_pure_tensor, is_tracing, register_kernel, unwrap
 from .._meta import get_canvas_size
@@ -119,6 +120,22 @@ def _compute_resized_output_size(
 # ---- image kernels ------------------------------------------------------------------------------------------
 
 
+@torch.jit.unused
+def _native_bilinear_u8(
+    image: torch.Tensor, new_size: List[int], interpolation: InterpolationMode, antialias: bool
+) -> Optional[torch.Tensor]:
+    """torch's uint8 antialiased bilinear resize of a ``[N, C, H, W]`` CPU image, bit for bit, from the native
+    kernel (``jitvision._native``), which reads CHW directly where torch's fast uint8 path wants channels-last;
+    None where it does not apply (then interpolate runs). Eager only: under tracing the sizes may be symbolic."""
+    if not _native.AVAILABLE or image.dtype != torch.uint8 or image.device.type != "cpu":
+        return None
+    if interpolation != InterpolationMode.BILINEAR or not antialias:
+        return None
+    if image.is_contiguous(memory_format=torch.channels_last) and image.shape[1] > 1:
+        return None  # torch's own channels-last uint8 kernel is as fast
+    return torch.ops.jitvision_native.resize_center_crop(image, [new_size[0], new_size[1]])
+
+
 def _interpolate_image(
     image: torch.Tensor, new_size: List[int], interpolation: InterpolationMode, antialias: bool, op: str
 ) -> torch.Tensor:
@@ -155,6 +172,10 @@ def _interpolate_image(
         strides = image.stride()
         if image.is_contiguous(memory_format=torch.channels_last) and strides[0] != image.numel():
             image = image.as_strided(image.shape, [image.numel(), strides[1], strides[2], strides[3]])
+    if not torch.jit.is_scripting() and not is_tracing():
+        fast = _native_bilinear_u8(image, new_size, interpolation, antialias)
+        if fast is not None:
+            return fast.reshape(list(shape[:-2]) + [new_size[0], new_size[1]])
     if not native:
         image = image.to(torch.float32)
     out = interpolate(
