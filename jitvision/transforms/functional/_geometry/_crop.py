@@ -21,7 +21,7 @@ from .._meta import clamp_bounding_boxes_kernel, get_canvas_size
 from ._pad import translate_boxes
 
 
-def _check_crop_size(height: int, width: int, op: str) -> None:
+def check_crop_size(height: int, width: int, op: str) -> None:
     if height <= 0 or width <= 0:
         raise ValueError(f"{op}: the crop height and width must be positive, got [{height}, {width}]")
 
@@ -32,7 +32,7 @@ def _check_image_rank(image: torch.Tensor, op: str) -> None:
 
 
 def crop_image(image: torch.Tensor, top: int, left: int, height: int, width: int) -> torch.Tensor:
-    _check_crop_size(height, width, "crop")
+    check_crop_size(height, width, "crop")
     _check_image_rank(image, "crop")
     image_height, image_width = image.shape[-2], image.shape[-1]
     bottom, right = top + height, left + width
@@ -52,7 +52,7 @@ crop_mask = crop_image
 
 @torch.jit.unused
 def crop_image_pil(image: PIL.Image.Image, top: int, left: int, height: int, width: int) -> PIL.Image.Image:
-    _check_crop_size(height, width, "crop")
+    check_crop_size(height, width, "crop")
     return image.crop((left, top, left + width, top + height))
 
 
@@ -65,7 +65,7 @@ def crop_bounding_boxes(
     width: int,
     clamping_mode: Optional[str] = "soft",
 ) -> Tuple[torch.Tensor, Tuple[int, int]]:
-    _check_crop_size(height, width, "crop")
+    check_crop_size(height, width, "crop")
     offset = torch.tensor([-left, -top], device=bounding_boxes.device)
     moved = translate_boxes(bounding_boxes, format, offset)
     return clamp_bounding_boxes_kernel(moved, format, [height, width], clamping_mode), (height, width)
@@ -74,7 +74,7 @@ def crop_bounding_boxes(
 def crop_keypoints(
     keypoints: torch.Tensor, top: int, left: int, height: int, width: int
 ) -> Tuple[torch.Tensor, Tuple[int, int]]:
-    _check_crop_size(height, width, "crop")
+    check_crop_size(height, width, "crop")
     moved = keypoints - torch.tensor([left, top], dtype=keypoints.dtype, device=keypoints.device)
     return moved, (height, width)
 
@@ -117,7 +117,7 @@ def _center_crop_parse_output_size(output_size: List[int]) -> List[int]:
         output_size = [output_size[0], output_size[0]]
     if len(output_size) != 2:
         raise ValueError(f"center_crop: output_size must be an int or a sequence of 1 or 2 ints, got {output_size}")
-    _check_crop_size(output_size[0], output_size[1], "center_crop")
+    check_crop_size(output_size[0], output_size[1], "center_crop")
     return output_size
 
 

@@ -18,7 +18,7 @@ import torch
 from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
 from .._dispatch import get_kernel, is_pure_tensor, register_kernel, unwrap
 from .._meta import convert_bounding_box_format_kernel
-from ._crop import crop_image
+from ._crop import check_crop_size, crop_image
 from ._interpolation import InterpolationMode, check_interpolation
 from ._resize import _compute_resized_output_size, resize_image, resize_image_pil, resize_mask
 
@@ -64,11 +64,6 @@ def _box_tensor(top: int, left: int, height: int, width: int, device: torch.devi
     return torch.tensor([top, left, height, width], dtype=torch.int64, device=device)
 
 
-def _check_crop(height: int, width: int) -> None:
-    if height <= 0 or width <= 0:
-        raise ValueError("resized_crop: the crop height and width must be positive, got " + str([height, width]))
-
-
 # ---- kernels ---------------------------------------------------------------------------------------------
 
 
@@ -82,7 +77,7 @@ def resized_crop_image(
     interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
     antialias: Optional[bool] = True,
 ) -> torch.Tensor:
-    _check_crop(height, width)
+    check_crop_size(height, width, "resized_crop")
     if image.ndim < 3:
         raise ValueError("resized_crop: expected an image [..., C, H, W], got " + str(image.ndim) + " dimensions")
     image = crop_image(image, top, left, height, width)
@@ -96,7 +91,7 @@ def resized_crop_mask(
     mask: torch.Tensor, top: int, left: int, height: int, width: int, size: List[int]
 ) -> torch.Tensor:
     """Masks are always resampled with NEAREST, as in torchvision."""
-    _check_crop(height, width)
+    check_crop_size(height, width, "resized_crop")
     if mask.ndim < 2:
         raise ValueError("resized_crop: expected a mask [..., H, W], got " + str(mask.ndim) + " dimensions")
     mask = crop_image(mask, top, left, height, width)
@@ -113,7 +108,7 @@ def resized_crop_image_pil(
     interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
 ) -> PIL.Image.Image:
     """Pillow's own crop (zero fill outside the image) and resize."""
-    _check_crop(height, width)
+    check_crop_size(height, width, "resized_crop")
     image = image.crop((left, top, left + width, top + height))
     return resize_image_pil(image, size, interpolation=interpolation)
 
@@ -129,7 +124,7 @@ def resized_crop_bounding_boxes(
     clamping_mode: Optional[str] = "soft",
 ) -> Tuple[torch.Tensor, Tuple[int, int]]:
     """Returns (boxes, new canvas_size); boxes are clamped to the crop (unless clamping_mode is None)."""
-    _check_crop(height, width)
+    check_crop_size(height, width, "resized_crop")
     new_size = _compute_resized_output_size([height, width], size, None, "resized_crop")
     box = _box_tensor(top, left, height, width, bounding_boxes.device)
     out = _crop_resize_boxes(bounding_boxes, format, box, new_size, clamping_mode)
@@ -140,7 +135,7 @@ def resized_crop_keypoints(
     keypoints: torch.Tensor, top: int, left: int, height: int, width: int, size: List[int]
 ) -> Tuple[torch.Tensor, Tuple[int, int]]:
     """Returns (keypoints, new canvas_size)."""
-    _check_crop(height, width)
+    check_crop_size(height, width, "resized_crop")
     new_size = _compute_resized_output_size([height, width], size, None, "resized_crop")
     out = _crop_resize_keypoints(keypoints, _box_tensor(top, left, height, width, keypoints.device), new_size)
     return out, (new_size[0], new_size[1])
