@@ -25,7 +25,11 @@ EXACT = torch.backends.cpu.get_cpu_capability() in ("AVX2", "AVX512")
 U8_ATOL = 0 if EXACT else 1
 F32_ATOL = 1e-5 if EXACT else 1 / 255 / min(STD) + 1e-5
 
-needs_native = pytest.mark.skipif(not _native.AVAILABLE, reason="jitvision._C is not built")
+
+
+def test_the_native_extension_is_built():
+    # `make test` builds it (pip install -e . compiles jitvision/csrc); without it the fast path is off.
+    assert _native.AVAILABLE, "jitvision._C did not build or load: see the pip install output"
 
 
 def _random_case(rng: random.Random):
@@ -65,7 +69,6 @@ def test_reference_matches_torch_interpolate(seed):
 # ---- native vs reference vs torch ----------------------------------------------------------------------------------
 
 
-@needs_native
 @pytest.mark.parametrize("seed", range(4))
 def test_native_resized_crop_matches_reference_and_torch(seed):
     rng = random.Random(100 + seed)
@@ -79,7 +82,6 @@ def test_native_resized_crop_matches_reference_and_torch(seed):
         _assert_u8(native, _torch_resized_crop(image, box, size, flip))
 
 
-@needs_native
 @pytest.mark.parametrize("seed", range(3))
 def test_native_float_output_matches_torchvision_pipeline(seed):
     rng = random.Random(200 + seed)
@@ -100,7 +102,6 @@ def test_native_float_output_matches_torchvision_pipeline(seed):
         torch.testing.assert_close(scaled, unflipped, atol=1e-6 if EXACT else 1 / 255 + 1e-6, rtol=0)
 
 
-@needs_native
 @pytest.mark.parametrize(
     "shape, size, max_size, crop",
     [
@@ -128,7 +129,6 @@ def test_native_resize_center_crop_matches_torchvision(shape, size, max_size, cr
     torch.testing.assert_close(native_f, expected_f, atol=F32_ATOL, rtol=0)
 
 
-@needs_native
 def test_native_batched_and_strided_inputs():
     image = torch.randint(0, 256, (2, 3, 64, 80), dtype=torch.uint8)
     box, size = torch.tensor([5, 7, 40, 50]), [30, 33]
@@ -142,7 +142,6 @@ def test_native_batched_and_strided_inputs():
     assert torch.equal(torch.ops.jitvision_native.resized_crop(transposed, box, torch.tensor(True), size), batched)
 
 
-@needs_native
 def test_native_bad_input():
     image = torch.randint(0, 256, (3, 20, 20), dtype=torch.uint8)
     with pytest.raises(RuntimeError, match="uint8"):
@@ -156,7 +155,6 @@ def test_native_bad_input():
 # ---- compile, export, script ---------------------------------------------------------------------------------------
 
 
-@needs_native
 def test_native_op_is_one_graph_and_stays_random_under_compile():
     image = torch.randint(0, 256, (3, 64, 64), dtype=torch.uint8)
     pipeline = T.Compose([T.RandomResizedCrop(32), T.RandomHorizontalFlip(), T.ToDtype(torch.float32, scale=True)])
@@ -169,7 +167,6 @@ def test_native_op_is_one_graph_and_stays_random_under_compile():
     assert_random_under_compile(fused, image)
 
 
-@needs_native
 def test_native_ops_export():
     class Train(torch.nn.Module):
         def forward(self, image, box, flip):
@@ -193,7 +190,6 @@ def test_native_ops_export():
         torch.testing.assert_close(program(other), Infer()(other), atol=0, rtol=0)
 
 
-@needs_native
 def test_native_ops_script(tmp_path):
     def pipeline(image: torch.Tensor, box: torch.Tensor, flip: torch.Tensor) -> torch.Tensor:
         return torch.ops.jitvision_native.resized_crop(
@@ -226,7 +222,6 @@ def _infer(ns):
     )
 
 
-@needs_native
 @pytest.mark.parametrize("make, shape", [(_train, (3, 256, 256)), (_infer, (3, 480, 640)), (_infer, (3, 200, 150))])
 def test_fused_prefix_equals_the_unfused_pipeline_with_the_same_draws(make, shape):
     image = torch.randint(0, 256, shape, dtype=torch.uint8)
@@ -244,7 +239,6 @@ def test_fused_prefix_equals_the_unfused_pipeline_with_the_same_draws(make, shap
         torch.testing.assert_close(fused, make(tv_transforms)(image), atol=F32_ATOL, rtol=0)
 
 
-@needs_native
 def test_fused_partial_prefixes_and_refusals():
     image = torch.randint(0, 256, (3, 60, 70), dtype=torch.uint8)
     out, consumed = run_fused([T.Resize(32), T.CenterCrop(30), T.RandomHorizontalFlip()], image)
