@@ -149,7 +149,7 @@ TORCH_LIBRARY(jitvision_native, m) {
       "resized_crop(Tensor image, Tensor box, Tensor? flip, int[] size, float[]? mean=None, float[]? std=None, "
       "bool to_float=False) -> Tensor");
   m.def(
-      "resize_center_crop(Tensor image, int[] size, int? max_size=None, int[]? crop_size=None, float[]? mean=None, "
+      "resize_center_crop(Tensor image, SymInt[] size, SymInt? max_size=None, SymInt[]? crop_size=None, float[]? mean=None, "
       "float[]? std=None, bool to_float=False) -> Tensor");
 }
 

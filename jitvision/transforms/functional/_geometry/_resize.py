@@ -126,7 +126,8 @@ def _native_bilinear_u8(
 ) -> Optional[torch.Tensor]:
     """torch's uint8 antialiased bilinear resize of a ``[N, C, H, W]`` CPU image, bit for bit, from the native
     kernel (``jitvision._native``), which reads CHW directly where torch's fast uint8 path wants channels-last;
-    None where it does not apply (then interpolate runs). Eager only: under tracing the sizes may be symbolic."""
+    None where it does not apply (then interpolate runs). Under dynamo the op is one graph node (its size
+    argument is ``SymInt[]``, so dynamic sizes stay symbolic) instead of inductor's much slower gather code."""
     if not _native.AVAILABLE or image.dtype != torch.uint8 or image.device.type != "cpu":
         return None
     if interpolation != InterpolationMode.BILINEAR or not antialias:
@@ -172,7 +173,7 @@ def _interpolate_image(
         strides = image.stride()
         if image.is_contiguous(memory_format=torch.channels_last) and strides[0] != image.numel():
             image = image.as_strided(image.shape, [image.numel(), strides[1], strides[2], strides[3]])
-    if not torch.jit.is_scripting() and not is_tracing():
+    if not torch.jit.is_scripting():
         fast = _native_bilinear_u8(image, new_size, interpolation, antialias)
         if fast is not None:
             return fast.reshape(list(shape[:-2]) + [new_size[0], new_size[1]])
