@@ -105,6 +105,13 @@ def is_tracing() -> bool:
     return torch.compiler.is_compiling()
 
 
+def is_exporting() -> bool:
+    """True under torch.export (strict or not): sizes with a ``Dim`` must then stay symbolic, no guards."""
+    if torch.jit.is_scripting():
+        return False
+    return torch.compiler.is_exporting()
+
+
 def where_like(condition: torch.Tensor, if_true: torch.Tensor, if_false: torch.Tensor) -> torch.Tensor:
     """``torch.where`` that keeps the tv_tensor type and metadata of ``if_true``."""
     if torch.jit.is_scripting() or is_pure_tensor(if_true):

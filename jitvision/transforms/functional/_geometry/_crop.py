@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as torch_functional
 
 from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
-from .._dispatch import get_kernel, is_pure_tensor, is_tracing, register_kernel, unwrap
+from .._dispatch import get_kernel, is_exporting, is_pure_tensor, is_tracing, register_kernel, unwrap
 from .._meta import clamp_bounding_boxes_kernel, get_canvas_size
 from ._pad import translate_boxes
 
@@ -144,9 +144,10 @@ def _center_crop_anchor(crop_height: int, crop_width: int, height: int, width: i
 def center_crop_image(image: torch.Tensor, output_size: List[int]) -> torch.Tensor:
     crop_height, crop_width = _center_crop_parse_output_size(output_size)
     _check_image_rank(image, "center_crop")
-    # Under dynamo a tv_tensor's sizes may not show up as SymInts even when they are dynamic, so every traced
-    # call takes the branch-free formulation (eager keeps the cheaper view).
-    if not torch.jit.is_scripting() and (is_tracing() or _has_symbolic_size(image)):
+    # Under export, sizes with a Dim must not be guarded on, so the crop takes the branch-free formulation;
+    # dynamo shows symbolic sizes as plain ints to Python code, hence the explicit export check. Eager and
+    # torch.compile keep the slice: a view there, and inductor's code for the masked pad is ~10x slower.
+    if not torch.jit.is_scripting() and (is_exporting() or _has_symbolic_size(image)):
         return _center_crop_image_symbolic(image, crop_height, crop_width)
     height, width = image.shape[-2], image.shape[-1]
     if crop_height > height or crop_width > width:
