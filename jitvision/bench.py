@@ -20,6 +20,7 @@ the composed pipelines draw their own. Ratios are against torchvision's eager Co
 
 import argparse
 import json
+import statistics
 import sys
 import warnings
 from typing import Any, Callable, Dict, List, Optional, Sequence
@@ -213,7 +214,10 @@ def build(library: str, style: str, mode: str, job: str) -> Fn:
         return _albumentations(job)
     fn = _jitvision(style, job) if library == "jitvision" else _torchvision(style, job)
     if mode == "compiled":
-        fn = torch.compile(fn)
+        # Static shapes: each job is compiled for its own input size. Variants share code objects (the step
+        # chains), so with automatic dynamic shapes the second job would recompile the shared frames as
+        # dynamic, which measures inductor's dynamic-shape code rather than the pipeline at that size.
+        fn = torch.compile(fn, dynamic=False)
     return fn
 
 
@@ -228,15 +232,22 @@ def run(
     variants: Sequence[tuple],
     min_run_time: float = 1.0,
     log: Optional[Callable[[str], None]] = None,
+    rounds: int = 5,
 ) -> List[Dict[str, Any]]:
     """One row per (job, variant): median_us (None when unavailable) and ratios vs torchvision eager Compose and
-    albumentations (when those were measured)."""
+    albumentations (when those were measured).
+
+    The variants of a job are timed in ``rounds`` interleaved rounds (every variant once per round, for
+    ``min_run_time / rounds`` seconds each) and each row keeps the median over rounds: on a shared or
+    virtualised machine the speed drifts by tens of percent over a minute, and interleaving makes that drift
+    hit every variant alike, so the ratios stay meaningful."""
     torch.set_num_threads(1)
     rows: List[Dict[str, Any]] = []
     for job in jobs:
-        job_rows = []
+        job_rows: List[Dict[str, Any]] = []
+        runnable: List[tuple] = []
         for library, style, mode in variants:
-            row: Dict[str, Any] = {"job": job, "library": library, "style": style, "mode": mode}
+            row: Dict[str, Any] = {"job": job, "library": library, "style": style, "mode": mode, "median_us": None}
             try:
                 fn = build(library, style, mode, job)
                 inpt = make_input(job, library)
@@ -250,13 +261,19 @@ def run(
                     raise
                 except Exception as exc:  # noqa: BLE001 - any failure of a variant is reported, not fatal
                     raise Unavailable(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from exc
-                row["median_us"] = measure(fn, inpt, min_run_time) * 1e6
+                runnable.append((row, fn, inpt))
             except Unavailable as exc:
-                row["median_us"] = None
                 row["unavailable"] = str(exc)
-            if log is not None:
-                log(_format_row(row))
             job_rows.append(row)
+        samples: Dict[int, List[float]] = {id(row): [] for row, _, _ in runnable}
+        for _ in range(max(1, rounds)):
+            for row, fn, inpt in runnable:
+                samples[id(row)].append(measure(fn, inpt, min_run_time / max(1, rounds)))
+        for row, _, _ in runnable:
+            row["median_us"] = statistics.median(samples[id(row)]) * 1e6
+        if log is not None:
+            for row in job_rows:
+                log(_format_row(row))
         baselines = {
             "vs_torchvision_eager": _median(job_rows, "torchvision", "compose", "eager"),
             "vs_albumentations": _median(job_rows, "albumentations", "compose", "eager"),
@@ -343,7 +360,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--libraries", help="comma-separated: jitvision,torchvision,albumentations (default: all)")
     parser.add_argument("--styles", help="comma-separated: kernels,functional,compose,fused (default: all)")
     parser.add_argument("--modes", help="comma-separated: eager,compiled (default: both)")
-    parser.add_argument("--min-run-time", type=float, default=1.0, help="seconds per measurement (default 1.0)")
+    parser.add_argument(
+        "--min-run-time", type=float, default=2.0, help="seconds per variant, over all rounds (default 2.0)"
+    )
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds per job (default 5)")
     parser.add_argument("--quick", action="store_true", help="eager only, 0.2 s per measurement")
     parser.add_argument("--json", metavar="PATH", help="write the rows as JSON")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG bar chart (needs matplotlib)")
@@ -362,8 +382,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if base[0] in libraries and base not in variants:
             variants.append(base)
 
-    rows = run(jobs, variants, min_run_time, log=lambda line: print(line, file=sys.stderr, flush=True))
-    print(f"torch {torch.__version__}, 1 thread, median of torch.utils.benchmark.Timer.blocked_autorange")
+    rows = run(
+        jobs, variants, min_run_time, log=lambda line: print(line, file=sys.stderr, flush=True), rounds=args.rounds
+    )
+    print(
+        f"torch {torch.__version__}, 1 thread, median over {args.rounds} interleaved rounds of "
+        "torch.utils.benchmark.Timer.blocked_autorange medians"
+    )
     print(format_table(rows))
     if args.json:
         with open(args.json, "w") as f:

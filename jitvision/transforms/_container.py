@@ -75,8 +75,9 @@ class Compose(Transform):
             fused = run_fused(self.transforms, sample)
             if fused is not None:
                 sample, start = fused
-        for transform in self.transforms[start:]:
-            sample = transform(*sample) if unpack else transform(sample)
+        for index, transform in enumerate(self.transforms):
+            if index >= start:  # (slicing a ModuleList would build a new Module on every call)
+                sample = transform(*sample) if unpack else transform(sample)
         return sample
 
     @torch.jit.unused
