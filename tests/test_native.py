@@ -26,7 +26,6 @@ U8_ATOL = 0 if EXACT else 1
 F32_ATOL = 1e-5 if EXACT else 1 / 255 / min(STD) + 1e-5
 
 
-
 def test_the_native_extension_is_built():
     # `make test` builds it (pip install -e . compiles jitvision/csrc); without it the fast path is off.
     assert _native.AVAILABLE, "jitvision._C did not build or load: see the pip install output"

@@ -17,6 +17,7 @@ from tests.helpers import (
     assert_matches_oracle,
     assert_one_graph,
     assert_random_under_compile,
+    compile_counted,
     make_boxes,
     make_detection_sample,
     make_image,
@@ -194,15 +195,37 @@ def test_center_crop_and_pad_classes_match_torchvision():
         dict(size=[17, 9]),
     ],
 )
-def test_random_crop_draws_like_torchvision(kwargs):
-    # Same seed, same draws: torchvision reads one randint per side that needs cropping, as we do.
+def test_random_crop_equals_torchvision_functionals_at_the_drawn_offset_and_covers_every_offset(kwargs):
     sample = make_detection_sample()
-    theirs = tv_transforms.RandomCrop(**kwargs)
-    for seed in range(4):
+    transform = T.RandomCrop(**kwargs)
+    plan = transform._plan(17, 23)
+    left, top, right, bottom, padded_height, padded_width = plan
+    crop_height, crop_width = transform.size
+    seen = set()
+    for seed in range(60):
         torch.manual_seed(seed)
-        ours = T.RandomCrop(**kwargs)(sample)
-        torch.manual_seed(seed)
-        assert_matches_oracle(ours, theirs(to_torchvision(sample)), what=f"{kwargs} seed {seed}")
+        offset = transform._draw(17, 23, torch.device("cpu"))["top_left"].tolist()
+        seen.add(tuple(offset))
+        transform_with_offset = T.RandomCrop(**kwargs)
+        transform_with_offset._draw = lambda height, width, device, offset=offset: {"top_left": torch.tensor(offset)}
+        expected_image = tv_functional.crop(
+            tv_functional.pad(to_torchvision(sample["image"]), [left, top, right, bottom], fill=kwargs.get("fill", 0)),
+            offset[0],
+            offset[1],
+            crop_height,
+            crop_width,
+        )
+        assert_matches_oracle(transform_with_offset(sample)["image"], expected_image, what=f"{kwargs} {offset}")
+    rooms = (padded_height - crop_height + 1) * (padded_width - crop_width + 1)
+    assert all(0 <= t <= padded_height - crop_height and 0 <= s <= padded_width - crop_width for t, s in seen)
+    assert len(seen) >= min(rooms, 20)
+
+
+def test_random_crop_compiles_once_across_input_sizes():
+    compiled, counter = compile_counted(T.RandomCrop(16), dynamic=True)
+    for size in [(20, 24), (31, 40), (48, 33), (64, 64)]:
+        assert compiled(make_image(*size)).shape == (3, 16, 16)
+    assert counter.frame_count == 1
 
 
 @pytest.mark.parametrize("padding_mode", MODES)

@@ -89,14 +89,16 @@ class RandomCrop(Transform):
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         plan = self._plan(height, width)
-        # Like torchvision, draw only for a side that has room (same seed, same crops).
-        offsets: List[torch.Tensor] = []
-        for padded, crop_size in ((plan[4], self.size[0]), (plan[5], self.size[1])):
-            if padded > crop_size:
-                offsets.append(torch.randint(0, padded - crop_size + 1, (1,), generator=self._rng(), device=device))
-            else:
-                offsets.append(torch.zeros(1, dtype=torch.int64, device=device))
-        return {"top_left": torch.cat(offsets)}
+        # Uniform offsets as floor(u * (room + 1)): the room enters as a size, not as randint's bound, so a
+        # compiled RandomCrop keeps one graph across input sizes (randint would specialise on each size). The
+        # draws therefore differ from torchvision's randint stream for the same seed; the distribution is the
+        # same. float64 keeps floor(u * n) < n for any image size (MPS has no float64).
+        dtype = torch.float32 if device.type == "mps" else torch.float64
+        uniforms = torch.rand(2, dtype=dtype, generator=self._rng(), device=device)
+        room_height, room_width = plan[4] - self.size[0], plan[5] - self.size[1]
+        top = (uniforms[0] * (room_height + 1)).floor().clamp(max=room_height)
+        left = (uniforms[1] * (room_width + 1)).floor().clamp(max=room_width)
+        return {"top_left": torch.stack([top, left]).to(torch.int64)}
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         size = F.get_size(inpt)
