@@ -196,3 +196,12 @@ def test_pil_classes_refuse_to_script_with_their_name(transform):
 def test_torchvision_image_is_converted_by_to_pil_image():
     image = tvt.Image(make_image())
     assert_matches_oracle(F.to_pil_image(image), tv_functional.to_pil_image(image))
+
+
+def test_to_image_exports_as_a_plain_tensor():
+    # Exported programs compute on plain tensors: under export ToImage keeps the pixels and drops the type.
+    image = make_image()
+    program = torch.export.export(T.ToImage(), (image,)).module()
+    out = program(make_image(17, 23))
+    assert type(out) is torch.Tensor and out.shape == (3, 17, 23)
+    torch.testing.assert_close(program(image), image)

@@ -37,6 +37,10 @@ def to_image(inpt: Any) -> torch.Tensor:
         raise ValueError(f"to_image: expected at least 2 dimensions ([..., H, W]), got shape {list(tensor.shape)}")
     if tensor.ndim == 2:
         tensor = tensor.unsqueeze(0)
+    if torch.compiler.is_exporting():
+        # Deliberate difference: an exported program computes on plain tensors (non-strict export cannot
+        # create a subclass from its fake tensors), so under torch.export the image stays a plain tensor.
+        return tensor.clone()
     return tensor.as_subclass(Image)
 
 
