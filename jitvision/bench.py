@@ -1,6 +1,7 @@
 """``python -m jitvision bench``: the classification pipelines, jitvision vs torchvision v2 vs albumentations.
 
-Two jobs, one thread (``torch.set_num_threads(1)``), medians from ``torch.utils.benchmark.Timer``:
+Two jobs, one thread (``torch.set_num_threads(1)``), times from ``torch.utils.benchmark.Timer`` (the best of
+interleaved rounds, see ``run``):
 
 - ``train``: RandomResizedCrop(224), RandomHorizontalFlip, ToDtype(float32, scale=True), Normalize(ImageNet)
   on a 3x256x256 uint8 image;
@@ -20,7 +21,6 @@ the composed pipelines draw their own. Ratios are against torchvision's eager Co
 
 import argparse
 import json
-import statistics
 import sys
 import warnings
 from typing import Any, Callable, Dict, List, Optional, Sequence
@@ -232,22 +232,22 @@ def run(
     variants: Sequence[tuple],
     min_run_time: float = 1.0,
     log: Optional[Callable[[str], None]] = None,
-    rounds: int = 5,
+    rounds: int = 7,
 ) -> List[Dict[str, Any]]:
-    """One row per (job, variant): median_us (None when unavailable) and ratios vs torchvision eager Compose and
+    """One row per (job, variant): time_us (None when unavailable) and ratios vs torchvision eager Compose and
     albumentations (when those were measured).
 
     The variants of a job are timed in ``rounds`` interleaved rounds (every variant once per round, for
-    ``min_run_time / rounds`` seconds each) and each row keeps the median over rounds: on a shared or
-    virtualised machine the speed drifts by tens of percent over a minute, and interleaving makes that drift
-    hit every variant alike, so the ratios stay meaningful."""
+    ``min_run_time / rounds`` seconds each); a row keeps the best of its per-round medians. On this kind of
+    virtualised machine the speed of the same code swings by up to 1.5x between rounds a few seconds apart;
+    interference only ever adds time, so the fastest round is the most repeatable estimate of each variant."""
     torch.set_num_threads(1)
     rows: List[Dict[str, Any]] = []
     for job in jobs:
         job_rows: List[Dict[str, Any]] = []
         runnable: List[tuple] = []
         for library, style, mode in variants:
-            row: Dict[str, Any] = {"job": job, "library": library, "style": style, "mode": mode, "median_us": None}
+            row: Dict[str, Any] = {"job": job, "library": library, "style": style, "mode": mode, "time_us": None}
             try:
                 fn = build(library, style, mode, job)
                 inpt = make_input(job, library)
@@ -270,51 +270,51 @@ def run(
             for row, fn, inpt in runnable:
                 samples[id(row)].append(measure(fn, inpt, min_run_time / max(1, rounds)))
         for row, _, _ in runnable:
-            row["median_us"] = statistics.median(samples[id(row)]) * 1e6
+            row["time_us"] = min(samples[id(row)]) * 1e6
         if log is not None:
             for row in job_rows:
                 log(_format_row(row))
         baselines = {
-            "vs_torchvision_eager": _median(job_rows, "torchvision", "compose", "eager"),
-            "vs_albumentations": _median(job_rows, "albumentations", "compose", "eager"),
+            "vs_torchvision_eager": _time_of(job_rows, "torchvision", "compose", "eager"),
+            "vs_albumentations": _time_of(job_rows, "albumentations", "compose", "eager"),
         }
         for row in job_rows:
             for key, base in baselines.items():
-                row[key] = row["median_us"] / base if row["median_us"] is not None and base else None
+                row[key] = row["time_us"] / base if row["time_us"] is not None and base else None
         rows.extend(job_rows)
     return rows
 
 
-def _median(rows: List[Dict[str, Any]], library: str, style: str, mode: str) -> Optional[float]:
+def _time_of(rows: List[Dict[str, Any]], library: str, style: str, mode: str) -> Optional[float]:
     for row in rows:
         if (row["library"], row["style"], row["mode"]) == (library, style, mode):
-            return row["median_us"]
+            return row["time_us"]
     return None
 
 
 def _format_row(row: Dict[str, Any]) -> str:
     name = f"{row['job']:<6} {row['library']:<15} {row['style']:<11} {row['mode']:<9}"
-    if row["median_us"] is None:
+    if row["time_us"] is None:
         return f"{name} unavailable: {row['unavailable']}"
-    return f"{name} {row['median_us']:9.1f} us"
+    return f"{name} {row['time_us']:9.1f} us"
 
 
 def format_table(rows: List[Dict[str, Any]]) -> str:
-    header = f"{'job':<6} {'library':<15} {'style':<11} {'mode':<9} {'median us':>10} {'x tv eager':>11} {'x alb':>7}"
+    header = f"{'job':<6} {'library':<15} {'style':<11} {'mode':<9} {'us (best)':>10} {'x tv eager':>11} {'x alb':>7}"
     lines = [header, "-" * len(header)]
     for row in rows:
         name = f"{row['job']:<6} {row['library']:<15} {row['style']:<11} {row['mode']:<9}"
-        if row["median_us"] is None:
+        if row["time_us"] is None:
             lines.append(f"{name} {'unavailable':>10}  ({row['unavailable']})")
             continue
         ratios = [row.get("vs_torchvision_eager"), row.get("vs_albumentations")]
         cells = [f"{r:.2f}" if r is not None else "-" for r in ratios]
-        lines.append(f"{name} {row['median_us']:10.1f} {cells[0]:>11} {cells[1]:>7}")
+        lines.append(f"{name} {row['time_us']:10.1f} {cells[0]:>11} {cells[1]:>7}")
     return "\n".join(lines)
 
 
 def plot(rows: List[Dict[str, Any]], path: str) -> bool:
-    """A PNG bar chart of the medians per job; False (with a message) when matplotlib is missing."""
+    """A PNG bar chart of the times per job; False (with a message) when matplotlib is missing."""
     try:
         import matplotlib
 
@@ -327,11 +327,11 @@ def plot(rows: List[Dict[str, Any]], path: str) -> bool:
     fig, axes = plt.subplots(1, len(jobs), figsize=(7 * len(jobs), 5), squeeze=False)
     colors = {"jitvision": "tab:green", "torchvision": "tab:blue", "albumentations": "tab:orange"}
     for ax, job in zip(axes[0], jobs):
-        measured = [row for row in rows if row["job"] == job and row["median_us"] is not None]
+        measured = [row for row in rows if row["job"] == job and row["time_us"] is not None]
         labels = [f"{r['library']}\n{r['style']} {r['mode']}" for r in measured]
-        ax.barh(labels, [r["median_us"] for r in measured], color=[colors[r["library"]] for r in measured])
+        ax.barh(labels, [r["time_us"] for r in measured], color=[colors[r["library"]] for r in measured])
         ax.invert_yaxis()
-        ax.set_xlabel("median us per image (1 thread, lower is better)")
+        ax.set_xlabel("us per image (1 thread, best round, lower is better)")
         ax.set_title(f"{job}: 3x{JOBS[job][1]}x{JOBS[job][2]} uint8 -> 3x224x224 float32")
         ax.tick_params(axis="y", labelsize=7)
     fig.tight_layout()
@@ -363,7 +363,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument(
         "--min-run-time", type=float, default=2.0, help="seconds per variant, over all rounds (default 2.0)"
     )
-    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds per job (default 5)")
+    parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds per job (default 7)")
     parser.add_argument("--quick", action="store_true", help="eager only, 0.2 s per measurement")
     parser.add_argument("--json", metavar="PATH", help="write the rows as JSON")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG bar chart (needs matplotlib)")
@@ -386,8 +386,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         jobs, variants, min_run_time, log=lambda line: print(line, file=sys.stderr, flush=True), rounds=args.rounds
     )
     print(
-        f"torch {torch.__version__}, 1 thread, median over {args.rounds} interleaved rounds of "
-        "torch.utils.benchmark.Timer.blocked_autorange medians"
+        f"torch {torch.__version__}, 1 thread, best of {args.rounds} interleaved rounds, each the median of "
+        "torch.utils.benchmark.Timer.blocked_autorange"
     )
     print(format_table(rows))
     if args.json:

@@ -17,12 +17,12 @@ def test_quick_run_rows_and_table():
     assert [(r["library"], r["style"], r["mode"]) for r in rows] == EAGER
     for row in rows:
         assert row["job"] == "train"
-        if row["median_us"] is None:
+        if row["time_us"] is None:
             assert row["unavailable"]
         else:
-            assert row["median_us"] > 0
+            assert row["time_us"] > 0
     baseline = next(r for r in rows if (r["library"], r["style"]) == ("torchvision", "compose"))
-    assert baseline["median_us"] is not None and baseline["vs_torchvision_eager"] == pytest.approx(1.0)
+    assert baseline["time_us"] is not None and baseline["vs_torchvision_eager"] == pytest.approx(1.0)
     table = bench.format_table(rows)
     assert table.splitlines()[0].split()[:4] == ["job", "library", "style", "mode"]
     assert len(table.splitlines()) == len(rows) + 2
@@ -44,7 +44,7 @@ def test_main_writes_json_and_prints_the_table(tmp_path, capsys):
     ]
     assert data["threads"] == 1
     out = capsys.readouterr().out
-    assert "median us" in out and "infer" in out
+    assert "us (best)" in out and "infer" in out
 
 
 def test_unknown_choice_is_rejected():
@@ -58,7 +58,7 @@ def test_missing_library_is_reported_unavailable(monkeypatch):
 
     monkeypatch.setattr(bench, "_albumentations", refuse)
     rows = bench.run(["train"], [("albumentations", "compose", "eager")], min_run_time=0.01)
-    assert rows[0]["median_us"] is None and "not installed" in rows[0]["unavailable"]
+    assert rows[0]["time_us"] is None and "not installed" in rows[0]["unavailable"]
 
 
 @pytest.mark.parametrize("job", ["train", "infer"])
@@ -84,9 +84,9 @@ def test_fused_variant_matches_torchvision_compose_on_inference():
 
 def test_plot_writes_a_png(tmp_path):
     rows = [
-        {"job": "train", "library": "jitvision", "style": "fused", "mode": "eager", "median_us": 100.0},
-        {"job": "train", "library": "torchvision", "style": "compose", "mode": "eager", "median_us": 500.0},
-        {"job": "train", "library": "albumentations", "style": "compose", "mode": "eager", "median_us": None},
+        {"job": "train", "library": "jitvision", "style": "fused", "mode": "eager", "time_us": 100.0},
+        {"job": "train", "library": "torchvision", "style": "compose", "mode": "eager", "time_us": 500.0},
+        {"job": "train", "library": "albumentations", "style": "compose", "mode": "eager", "time_us": None},
     ]
     path = tmp_path / "bench.png"
     assert bench.plot(rows, str(path))
