@@ -92,12 +92,6 @@ def _passthrough(inpt: Any, *args: Any, **kwargs: Any) -> Any:
     return inpt
 
 
-def register_kernels(functional: Callable[..., Any], kernels: dict[type, Kernel], *, wrapper: bool = True) -> None:
-    """Register several kernels of one functional at once (the table form of ``register_kernel``)."""
-    for cls, kernel in kernels.items():
-        register_kernel(functional, cls, tv_tensor_wrapper=wrapper)(kernel)
-
-
 def is_tracing() -> bool:
     """True under dynamo (torch.compile, torch.export): random choices must then stay tensors."""
     if torch.jit.is_scripting():
