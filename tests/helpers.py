@@ -168,6 +168,7 @@ def assert_random_under_compile(fn: Callable[..., Any], *args: Any, calls: int =
 def script_roundtrip(module: torch.nn.Module, tmp_path: Any) -> torch.jit.ScriptModule:
     """``torch.jit.script`` of the module itself, saved and loaded back."""
     scripted = torch.jit.script(module)
-    path = tmp_path / "scripted.pt"
+    # A fresh file per call: overwriting a file that an earlier loaded module came from failed once (OSError).
+    path = tmp_path / f"scripted-{len(list(tmp_path.iterdir()))}.pt"
     torch.jit.save(scripted, str(path))
     return torch.jit.load(str(path))
