@@ -264,33 +264,19 @@ JV_INLINE v8u8 round_shift_u8(v8f acc, float inv) {
   return __builtin_shufflevector(bytes, bytes, 0, 4, 8, 12, 16, 20, 24, 28);
 }
 
+// K > 0: a tap count known at compile time (the loops unroll); K == 0: `taps` taps, read at run time.
 template <int K>
-JV_INLINE void hstrip_fixed(const float* strip, const int64_t* start, const float* w, int64_t n_out, int shift,
-                            uint8_t* out) {
+JV_INLINE void hstrip_taps(const float* strip, const int64_t* start, const float* w, int taps, int64_t n_out,
+                           int shift, uint8_t* out) {
   constexpr int V = kStrip / 8;
+  const int n_taps = K > 0 ? K : taps;
   const float bias = static_cast<float>(1 << (shift - 1)), inv = 1.0f / static_cast<float>(1 << shift);
   for (int64_t j = 0; j < n_out; ++j) {
     const v8f_u* src = reinterpret_cast<const v8f_u*>(strip + start[j] * kStrip);
     v8f acc[V];
     for (int v = 0; v < V; ++v) acc[v] = v8f{} + bias;
-    for (int k = 0; k < K; ++k) {
-      const float wk = w[j * K + k];
-      for (int v = 0; v < V; ++v) acc[v] += wk * src[V * k + v];
-    }
-    for (int v = 0; v < V; ++v) *reinterpret_cast<v8u8_u*>(out + j * kStrip + 8 * v) = round_shift_u8(acc[v], inv);
-  }
-}
-
-JV_INLINE void hstrip_any(const float* strip, const int64_t* start, const float* w, int K, int64_t n_out, int shift,
-                          uint8_t* out) {
-  constexpr int V = kStrip / 8;
-  const float bias = static_cast<float>(1 << (shift - 1)), inv = 1.0f / static_cast<float>(1 << shift);
-  for (int64_t j = 0; j < n_out; ++j) {
-    const v8f_u* src = reinterpret_cast<const v8f_u*>(strip + start[j] * kStrip);
-    v8f acc[V];
-    for (int v = 0; v < V; ++v) acc[v] = v8f{} + bias;
-    for (int k = 0; k < K; ++k) {
-      const float wk = w[j * K + k];
+    for (int k = 0; k < n_taps; ++k) {
+      const float wk = w[j * n_taps + k];
       for (int v = 0; v < V; ++v) acc[v] += wk * src[V * k + v];
     }
     for (int v = 0; v < V; ++v) *reinterpret_cast<v8u8_u*>(out + j * kStrip + 8 * v) = round_shift_u8(acc[v], inv);
@@ -300,14 +286,14 @@ JV_INLINE void hstrip_any(const float* strip, const int64_t* start, const float*
 JV_CLONES void hstrip(const float* strip, const int64_t* start, const float* w, int K, int64_t n_out, int shift,
                       uint8_t* out) {
   switch (K) {
-    case 1: return hstrip_fixed<1>(strip, start, w, n_out, shift, out);
-    case 2: return hstrip_fixed<2>(strip, start, w, n_out, shift, out);
-    case 3: return hstrip_fixed<3>(strip, start, w, n_out, shift, out);
-    case 4: return hstrip_fixed<4>(strip, start, w, n_out, shift, out);
-    case 5: return hstrip_fixed<5>(strip, start, w, n_out, shift, out);
-    case 6: return hstrip_fixed<6>(strip, start, w, n_out, shift, out);
-    case 7: return hstrip_fixed<7>(strip, start, w, n_out, shift, out);
-    default: return hstrip_any(strip, start, w, K, n_out, shift, out);
+    case 1: return hstrip_taps<1>(strip, start, w, K, n_out, shift, out);
+    case 2: return hstrip_taps<2>(strip, start, w, K, n_out, shift, out);
+    case 3: return hstrip_taps<3>(strip, start, w, K, n_out, shift, out);
+    case 4: return hstrip_taps<4>(strip, start, w, K, n_out, shift, out);
+    case 5: return hstrip_taps<5>(strip, start, w, K, n_out, shift, out);
+    case 6: return hstrip_taps<6>(strip, start, w, K, n_out, shift, out);
+    case 7: return hstrip_taps<7>(strip, start, w, K, n_out, shift, out);
+    default: return hstrip_taps<0>(strip, start, w, K, n_out, shift, out);
   }
 }
 
