@@ -10,7 +10,7 @@ from .._utils import setup_size
 from ..functional._dispatch import is_tracing
 from ..functional._geometry._crop import crop_at
 from ..functional._geometry._pad import _parse_pad_padding
-from ._pad import check_padding, check_padding_mode, fill_for, scripted_fill, setup_fill
+from ._pad import PaddingTransform, check_padding
 
 
 class CenterCrop(Transform):
@@ -32,7 +32,7 @@ class CenterCrop(Transform):
         return f"size={self.size}"
 
 
-class RandomCrop(Transform):
+class RandomCrop(PaddingTransform):
     """Crop a random ``size`` window: first ``padding`` is applied, then with ``pad_if_needed`` each side too
     small for the crop is padded by the missing amount on both ends, then the offset is drawn uniformly among
     the in-bounds ones (torchvision's order and semantics).
@@ -41,9 +41,7 @@ class RandomCrop(Transform):
     """
 
     _functional = staticmethod(F.crop)
-    __jit_ignored_attributes__ = Transform.__jit_ignored_attributes__ + ["fill", "_fills"]
     padding: Optional[List[int]]
-    _script_fill: Optional[List[float]]
 
     def __init__(
         self,
@@ -55,16 +53,12 @@ class RandomCrop(Transform):
         *,
         generator: Optional[torch.Generator] = None,
     ) -> None:
-        super().__init__(generator=generator)
+        super().__init__(fill, padding_mode, generator=generator)
         owner = type(self).__name__
         self.size = setup_size(size, owner)
         # torchvision keeps the padding as [left, right, top, bottom], and None for a padding of 0.
         self.padding = _parse_pad_padding(check_padding(padding, owner)) if padding else None
         self.pad_if_needed = bool(pad_if_needed)
-        self.padding_mode = check_padding_mode(padding_mode, owner)
-        self.fill = fill
-        self._fills = setup_fill(fill, owner)
-        self._script_fill = scripted_fill(self._fills)
 
     def _plan(self, height: int, width: int) -> List[int]:
         """[left, top, right, bottom] padding and the padded [height, width] for an input of this size."""
@@ -104,11 +98,7 @@ class RandomCrop(Transform):
         size = F.get_size(inpt)
         plan = self._plan(size[0], size[1])
         if plan[0] != 0 or plan[1] != 0 or plan[2] != 0 or plan[3] != 0:
-            if torch.jit.is_scripting():
-                fill = self._script_fill
-            else:
-                fill = fill_for(self._fills, inpt)
-            inpt = F.pad(inpt, plan[:4], fill, self.padding_mode)
+            inpt = self._pad(inpt, plan[:4])
         crop_height, crop_width = self.size[0], self.size[1]
         if plan[4] == crop_height and plan[5] == crop_width:
             return inpt

@@ -63,13 +63,33 @@ def check_padding_mode(padding_mode: Any, owner: str) -> str:
     return padding_mode
 
 
-class Pad(Transform):
+class PaddingTransform(Transform):
+    """Base of the transforms that pad: checks and keeps ``fill`` and ``padding_mode`` and pads one leaf with
+    them (the fill for its type in Python; the image fill, as a list, in TorchScript)."""
+
+    __jit_ignored_attributes__ = Transform.__jit_ignored_attributes__ + ["fill", "_fills"]
+    _script_fill: Optional[List[float]]
+
+    def __init__(self, fill: Any, padding_mode: str, *, generator: Optional[torch.Generator] = None) -> None:
+        super().__init__(generator=generator)
+        owner = type(self).__name__
+        self.padding_mode = check_padding_mode(padding_mode, owner)
+        self.fill = fill
+        self._fills = setup_fill(fill, owner)
+        self._script_fill = scripted_fill(self._fills)
+
+    def _pad(self, inpt: torch.Tensor, padding: List[int]) -> torch.Tensor:
+        if torch.jit.is_scripting():
+            return F.pad(inpt, padding, self._script_fill, self.padding_mode)
+        return F.pad(inpt, padding, fill_for(self._fills, inpt), self.padding_mode)
+
+
+class Pad(PaddingTransform):
     """Pad every side of the sample by ``padding`` (int, [left/right, top/bottom] or [left, top, right,
     bottom]) with ``fill`` (constant mode) or by edge/reflect/symmetric extension."""
 
     _functional = staticmethod(F.pad)
-    __jit_ignored_attributes__ = Transform.__jit_ignored_attributes__ + ["padding", "fill", "_fills"]
-    _script_fill: Optional[List[float]]
+    __jit_ignored_attributes__ = PaddingTransform.__jit_ignored_attributes__ + ["padding"]
 
     def __init__(
         self,
@@ -79,19 +99,12 @@ class Pad(Transform):
         *,
         generator: Optional[torch.Generator] = None,
     ) -> None:
-        super().__init__(generator=generator)
-        owner = type(self).__name__
-        self._padding = check_padding(padding, owner)
+        super().__init__(fill, padding_mode, generator=generator)
+        self._padding = check_padding(padding, type(self).__name__)
         self.padding = padding if isinstance(padding, int) else list(padding)
-        self.padding_mode = check_padding_mode(padding_mode, owner)
-        self.fill = fill
-        self._fills = setup_fill(fill, owner)
-        self._script_fill = scripted_fill(self._fills)
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        if torch.jit.is_scripting():
-            return F.pad(inpt, self._padding, self._script_fill, self.padding_mode)
-        return F.pad(inpt, self._padding, fill_for(self._fills, inpt), self.padding_mode)
+        return self._pad(inpt, self._padding)
 
     def extra_repr(self) -> str:
         return f"padding={self.padding}, fill={self.fill}, padding_mode={self.padding_mode}"
