@@ -7,6 +7,10 @@ give the static output shape) and callable from TorchScript as ``torch.ops.jitvi
   ``box = [top, left, height, width]`` (an int64 tensor, read inside, so a random draw stays live under
   compile), antialiased bilinear resize to ``size``, mirror left-right if ``flip`` (a bool tensor or None), then
   either uint8 or float32 ``(v / 255 - mean) / std``;
+- ``random_resized_crop(image, size, scale, ratio, flip_p=None, mean=None, std=None, to_float=False,
+  crop_generator=None, flip_generator=None)``: ``RandomResizedCrop(size, scale, ratio)`` [+
+  ``RandomHorizontalFlip(flip_p)``] with the draw inside (the transforms' draw, same generator calls, same
+  result for a seed), then ``resized_crop``; tagged ``nondeterministic_seeded``, so graph passes keep every call;
 - ``resize_center_crop(image, size, max_size=None, crop_size=None, mean=None, std=None, to_float=False)``:
   torchvision's ``Resize(size, max_size)`` (bilinear, antialias) followed by ``CenterCrop(crop_size)`` (zero
   padding where the crop is larger), computing only the cropped window.
@@ -191,6 +195,12 @@ if AVAILABLE:
 
     @torch.library.register_fake("jitvision_native::resized_crop")
     def _resized_crop_fake(image, box, flip, size, mean=None, std=None, to_float=False):
+        dtype = torch.float32 if to_float else torch.uint8
+        return image.new_empty((*image.shape[:-2], size[0], size[1]), dtype=dtype)
+
+    @torch.library.register_fake("jitvision_native::random_resized_crop")
+    def _random_resized_crop_fake(image, size, scale, ratio, flip_p=None, mean=None, std=None, to_float=False,
+                                  crop_generator=None, flip_generator=None):
         dtype = torch.float32 if to_float else torch.uint8
         return image.new_empty((*image.shape[:-2], size[0], size[1]), dtype=dtype)
 

@@ -151,6 +151,64 @@ def test_native_bad_input():
         torch.ops.jitvision_native.resized_crop(image, torch.tensor([0, 0, 5, 5]), None, [4, 4], [0.5], [0.5], True)
 
 
+def _python_draw(crop: T.RandomResizedCrop, flip: T.RandomHorizontalFlip, height: int, width: int):
+    box = crop._draw(height, width, torch.device("cpu"))["box"]
+    return box, flip._draw(crop.size[0], crop.size[1], torch.device("cpu"))["apply"]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_native_random_resized_crop_draws_as_the_transforms(seed):
+    # Same generator calls, same double arithmetic: the crop and flip of the Python transforms, bit for bit, and
+    # the RNG left in the same state. Wide scale/ratio ranges reach torchvision's fallback (no candidate fits).
+    rng = random.Random(seed)
+    for _ in range(150):
+        height, width = rng.randint(1, 300), rng.randint(1, 300)
+        low, high = sorted([rng.uniform(0.01, 1.5), rng.uniform(0.01, 1.5)])
+        ratio = sorted([rng.uniform(0.2, 1.0), rng.uniform(1.0, 5.0)])
+        crop = T.RandomResizedCrop([rng.randint(1, 40), rng.randint(1, 40)], scale=(low, high), ratio=ratio)
+        flip = T.RandomHorizontalFlip(p=rng.random())
+        image = torch.randint(0, 256, (2, height, width), dtype=torch.uint8)
+        torch.manual_seed(rng.randrange(2**31))
+        state = torch.get_rng_state()
+        box, apply = _python_draw(crop, flip, height, width)
+        expected = torch.ops.jitvision_native.resized_crop(image, box, apply, crop.size)
+        after_python = torch.get_rng_state()
+        torch.set_rng_state(state)
+        actual = torch.ops.jitvision_native.random_resized_crop(image, crop.size, crop.scale, crop.ratio, flip.p)
+        assert torch.equal(actual, expected), (height, width, crop, flip, box, apply)
+        assert torch.equal(torch.get_rng_state(), after_python)
+
+
+def test_native_random_resized_crop_uses_each_transforms_generator():
+    image = torch.randint(0, 256, (3, 90, 120), dtype=torch.uint8)
+    crop = T.RandomResizedCrop(32, generator=torch.Generator().manual_seed(1))
+    flip = T.RandomHorizontalFlip(generator=torch.Generator().manual_seed(2))
+    global_state = torch.get_rng_state()
+    actual = [
+        torch.ops.jitvision_native.random_resized_crop(
+            image, crop.size, crop.scale, crop.ratio, flip.p, None, None, False, crop.generator, flip.generator
+        )
+        for _ in range(6)
+    ]
+    assert torch.equal(torch.get_rng_state(), global_state), "the global RNG must not be touched"
+    crop.generator.manual_seed(1)
+    flip.generator.manual_seed(2)
+    for out in actual:
+        box, apply = _python_draw(crop, flip, 90, 120)
+        assert torch.equal(out, torch.ops.jitvision_native.resized_crop(image, box, apply, crop.size))
+    assert len({out.sum().item() for out in actual}) > 1
+
+
+def test_native_random_resized_crop_bad_input():
+    image = torch.randint(0, 256, (3, 20, 20), dtype=torch.uint8)
+    with pytest.raises(RuntimeError, match="random_resized_crop: size"):
+        torch.ops.jitvision_native.random_resized_crop(image, [4], [0.5, 1.0], [0.75, 1.33])
+    with pytest.raises(RuntimeError, match="random_resized_crop: scale and ratio"):
+        torch.ops.jitvision_native.random_resized_crop(image, [4, 4], [0.5, 1.0], [0.0, 1.33])
+    with pytest.raises(RuntimeError, match="uint8"):
+        torch.ops.jitvision_native.random_resized_crop(image.float(), [4, 4], [0.5, 1.0], [0.75, 1.33])
+
+
 # ---- compile, export, script ---------------------------------------------------------------------------------------
 
 
@@ -164,6 +222,35 @@ def test_native_op_is_one_graph_and_stays_random_under_compile():
     out = assert_one_graph(fused, image)
     assert out.shape == (3, 32, 32) and out.dtype == torch.float32
     assert_random_under_compile(fused, image)
+
+
+def test_compiled_fused_pipeline_draws_what_eager_draws():
+    # The draw is inside the op, on torch's generator: a seed gives the same output compiled (inductor) or not.
+    image = torch.randint(0, 256, (3, 96, 128), dtype=torch.uint8)
+    pipeline = _train(T)
+    compiled = torch.compile(pipeline, fullgraph=True)
+    for seed in range(3):
+        torch.manual_seed(seed)
+        expected = pipeline(image)
+        torch.manual_seed(seed)
+        assert torch.equal(compiled(image), expected)
+
+
+def test_random_resized_crop_op_exports_and_stays_random():
+    class Train(torch.nn.Module):
+        def forward(self, image):
+            return torch.ops.jitvision_native.random_resized_crop(image, [32, 32], [0.08, 1.0], [0.75, 1.33], 0.5)
+
+    image = torch.randint(0, 256, (3, 80, 90), dtype=torch.uint8)
+    dims = {1: torch.export.Dim("height", min=8, max=2048), 2: torch.export.Dim("width", min=8, max=2048)}
+    program = torch.export.export(Train(), (image,), dynamic_shapes=(dims,)).module()
+    for shape in [(3, 80, 90), (3, 300, 200)]:
+        other = torch.randint(0, 256, shape, dtype=torch.uint8)
+        torch.manual_seed(0)
+        expected = Train()(other)
+        torch.manual_seed(0)
+        assert torch.equal(program(other), expected)
+        assert len({program(other).sum().item() for _ in range(5)}) > 1
 
 
 def test_native_ops_export():

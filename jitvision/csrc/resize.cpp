@@ -20,6 +20,7 @@
 #include <Python.h>
 
 #include <array>
+#include <cmath>
 
 #include <ATen/ATen.h>
 #include <torch/library.h>
@@ -107,6 +108,66 @@ at::Tensor resized_crop(const at::Tensor& image, const at::Tensor& box, const st
              to_float);
 }
 
+// ---- RandomResizedCrop [+ RandomHorizontalFlip] with the draw inside ----------------------------------------
+//
+// Why the draw is here too: drawn in Python, the crop costs ~40 us of small tensor ops and float math per eager
+// call, and under torch.compile it becomes a random kernel, a box kernel and a graph of three nodes whose
+// launch costs more than the draw. Inside the op, eager Compose is one call and the compiled graph one node.
+// The draw is the transforms' own (RandomResizedCrop._uniforms / _draw_eager, RandomApplyTransform._draw): the
+// same torch.rand calls on the same generator in the same order (3x10 float64 uniforms, then one float32 coin),
+// and the same double arithmetic with the same libm exp/sqrt/log, so a seed gives the same crop and flip as the
+// unfused transforms (tests/test_native.py checks that over thousands of draws). No FMA contraction can change
+// it: this file is compiled for the baseline x86-64/aarch64 target, the AVX2 code lives in target-attributed
+// kernels only.
+
+std::array<int64_t, 4> draw_crop_box(int64_t H, int64_t W, at::ArrayRef<double> scale, at::ArrayRef<double> ratio,
+                                     const std::optional<at::Generator>& generator) {
+  const at::Tensor u = at::rand({3, 10}, generator, at::TensorOptions().dtype(at::kDouble));
+  const double* v = u.data_ptr<double>();  // rows: area fractions, log-ratios, the position
+  const double area = static_cast<double>(H * W);
+  const double log_lo = std::log(ratio[0]), log_hi = std::log(ratio[1]);
+  for (int i = 0; i < 10; ++i) {
+    const double target_area = (v[i] * (scale[1] - scale[0]) + scale[0]) * area;
+    const double log_ratio = v[10 + i] * (log_hi - log_lo) + log_lo;
+    const auto h = static_cast<int64_t>(std::nearbyint(std::sqrt(target_area * std::exp(-log_ratio))));
+    const auto w = static_cast<int64_t>(std::nearbyint(std::sqrt(target_area * std::exp(log_ratio))));
+    if (0 < h && h <= H && 0 < w && w <= W) {
+      const auto top = std::min(static_cast<int64_t>(std::floor(v[20] * static_cast<double>(H - h + 1))), H - h);
+      const auto left = std::min(static_cast<int64_t>(std::floor(v[21] * static_cast<double>(W - w + 1))), W - w);
+      return {top, left, h, w};
+    }
+  }
+  // torchvision's fallback: the whole image, its aspect ratio clamped into `ratio`, centred.
+  const double in_ratio = static_cast<double>(W) / static_cast<double>(H);
+  int64_t h = H, w = W;
+  if (in_ratio < ratio[0]) {
+    h = static_cast<int64_t>(std::nearbyint(static_cast<double>(W) / ratio[0]));
+  } else if (in_ratio > ratio[1]) {
+    w = static_cast<int64_t>(std::nearbyint(static_cast<double>(H) * ratio[1]));
+  }
+  return {(H - h) / 2, (W - w) / 2, h, w};
+}
+
+at::Tensor random_resized_crop(const at::Tensor& image, at::IntArrayRef size, at::ArrayRef<double> scale,
+                               at::ArrayRef<double> ratio, std::optional<double> flip_p,
+                               std::optional<at::ArrayRef<double>> mean, std::optional<at::ArrayRef<double>> std,
+                               bool to_float, std::optional<at::Generator> crop_generator,
+                               std::optional<at::Generator> flip_generator) {
+  TORCH_CHECK(image.dim() >= 3, "jitvision_native.random_resized_crop: expected an image of shape [..., C, H, W], got ",
+              image.sizes());
+  TORCH_CHECK(size.size() == 2, "jitvision_native.random_resized_crop: size must be [height, width], got ", size);
+  TORCH_CHECK(scale.size() == 2 && ratio.size() == 2 && ratio[0] > 0,
+              "jitvision_native.random_resized_crop: scale and ratio must be (min, max) pairs, ratio > 0");
+  const auto box = draw_crop_box(image.size(-2), image.size(-1), scale, ratio, crop_generator);
+  bool flip = false;
+  if (flip_p.has_value()) {
+    const at::Tensor coin = at::rand({}, flip_generator, at::TensorOptions().dtype(at::kFloat));
+    flip = coin.item<float>() < static_cast<float>(*flip_p);  // float32 against float32, as `coin < p` in torch
+  }
+  return run(image, box[0], box[1], box[2], box[3], size[0], size[1], 0, 0, size[0], size[1], flip, mean, std,
+             to_float);
+}
+
 // torchvision's resized output size for Resize(size, max_size).
 std::pair<int64_t, int64_t> resized_size(int64_t h, int64_t w, at::IntArrayRef size, std::optional<int64_t> max_size) {
   const int64_t shorter = std::min(h, w), longer = std::max(h, w);
@@ -165,11 +226,18 @@ TORCH_LIBRARY(jitvision_native, m) {
   m.def(
       "resize_center_crop(Tensor image, SymInt[] size, SymInt? max_size=None, SymInt[]? crop_size=None, float[]? mean=None, "
       "float[]? std=None, bool to_float=False) -> Tensor");
+  // Tagged so that no graph pass merges, drops or reorders two calls: each one advances the RNG.
+  m.def(
+      "random_resized_crop(Tensor image, int[] size, float[] scale, float[] ratio, float? flip_p=None, "
+      "float[]? mean=None, float[]? std=None, bool to_float=False, Generator? crop_generator=None, "
+      "Generator? flip_generator=None) -> Tensor",
+      {at::Tag::nondeterministic_seeded});
 }
 
 TORCH_LIBRARY_IMPL(jitvision_native, CPU, m) {
   m.impl("resized_crop", &jitvision_native::resized_crop);
   m.impl("resize_center_crop", &jitvision_native::resize_center_crop);
+  m.impl("random_resized_crop", &jitvision_native::random_resized_crop);
 }
 
 // A Python module whose import registers the ops above.

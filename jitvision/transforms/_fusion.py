@@ -5,9 +5,10 @@ Recognised prefixes (on a uint8 CPU image: a plain tensor or an ``Image``, ``[..
 - ``RandomResizedCrop`` [, ``RandomHorizontalFlip``] [, ``ToDtype(torch.float32, scale=True)`` [, ``Normalize``]]
 - ``Resize`` [, ``CenterCrop``] [, ``ToDtype(torch.float32, scale=True)`` [, ``Normalize``]]
 
-with bilinear interpolation and ``antialias=True``. The random parameters are drawn by the transforms' own
-``_draw`` methods in the unfused order, so a seed gives the same crop and flip fused or not, and the draws stay
-tensors under ``torch.compile`` (the op reads them inside: one graph node, no break). The result equals the
+with bilinear interpolation and ``antialias=True``. The random crop and flip are drawn inside the native op
+(``jitvision_native::random_resized_crop``) with the transforms' generators and their arithmetic, in the unfused
+order, so a seed gives the same crop and flip fused or not; under ``torch.compile`` the prefix is one graph node
+that draws afresh on every call. The result equals the
 unfused pipeline's: the uint8 resize is bit-identical to torch's, and the float tail differs by float rounding
 only (see ``jitvision._native``).
 
@@ -77,10 +78,11 @@ def run_fused(transforms: Sequence[Any], sample: Any) -> Optional[Tuple[Any, int
     to_float, mean, std, consumed = tail
     image = sample if type(sample) is torch.Tensor else unwrap(sample)
     if is_rrc:
-        # The unfused order of draws: the crop (from the input size), then the flip (from the crop's size).
-        box = first._draw(sample.shape[-2], sample.shape[-1], sample.device)["box"]
-        flip = second._draw(first.size[0], first.size[1], sample.device)["apply"] if i == 2 else None
-        out = torch.ops.jitvision_native.resized_crop(image, box, flip, first.size, mean, std, to_float)
+        # The op draws the crop, then the flip, as the transforms would (their generators, their order).
+        flip_p, flip_generator = (second.p, second._rng()) if i == 2 else (None, None)
+        out = torch.ops.jitvision_native.random_resized_crop(
+            image, first.size, first.scale, first.ratio, flip_p, mean, std, to_float, first._rng(), flip_generator
+        )
     else:
         crop_size = second.size if i == 2 else None
         size = [] if first.size is None else first.size
