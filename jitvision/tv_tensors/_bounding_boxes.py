@@ -31,13 +31,13 @@ def _canvas_size(canvas_size: Any, owner: str) -> tuple[int, int]:
     return height, width
 
 
-def box_format_from(format: Any) -> BoundingBoxFormat:
-    """Our ``BoundingBoxFormat`` for a format given as ours, a string, or torchvision's enum."""
+def box_format_from(format: Any, owner: str = "BoundingBoxes") -> BoundingBoxFormat:
+    """Our ``BoundingBoxFormat`` for a format given as ours, a string (any case), or torchvision's enum."""
     if isinstance(format, BoundingBoxFormat):
         return format
     name = format.upper() if isinstance(format, str) else getattr(format, "name", None)
     if name not in BoundingBoxFormat.__members__:
-        raise ValueError(f"BoundingBoxes: format must be one of {list(BoundingBoxFormat.__members__)}, got {format!r}")
+        raise ValueError(f"{owner}: format must be one of {list(BoundingBoxFormat.__members__)}, got {format!r}")
     return BoundingBoxFormat[name]
 
 

@@ -1,6 +1,6 @@
 """Metadata kernels: sizes, bounding box format conversion, clamping to the canvas."""
 
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import PIL.Image
 import torch
@@ -15,6 +15,19 @@ def get_canvas_size(inpt: torch.Tensor) -> List[int]:
     if canvas_size is None:
         raise ValueError(f"{type(inpt).__name__} has no canvas_size: boxes and keypoints need one")
     return [int(canvas_size[0]), int(canvas_size[1])]
+
+
+def as_box_format(format: BoundingBoxFormat, op: str) -> BoundingBoxFormat:
+    """``format`` as our enum. Eager callers may pass a string (any case) or torchvision's enum, as torchvision
+    allows; compared with our enum as they are, they would silently select the wrong formula."""
+    if torch.jit.is_scripting():
+        return format
+    return _eager_box_format(format, op)
+
+
+@torch.jit.unused
+def _eager_box_format(format: Any, op: str) -> BoundingBoxFormat:
+    return box_format_from(format, op)
 
 
 def get_size_image(image: torch.Tensor) -> List[int]:
@@ -46,11 +59,15 @@ def convert_bounding_box_format_kernel(
     if old_format == BoundingBoxFormat.XYWH:
         x1, y1, x2, y2 = a, b, a + c, b + d
     elif old_format == BoundingBoxFormat.CXCYWH:
-        half_w, half_h = c / 2, d / 2
-        if not boxes.is_floating_point():
-            # torchvision rounds integer boxes down: cx - w/2 with an integer division
-            half_w, half_h = torch.div(c, 2, rounding_mode="floor"), torch.div(d, 2, rounding_mode="floor")
-        x1, y1, x2, y2 = a - half_w, b - half_h, a - half_w + c, b - half_h + d
+        if boxes.is_floating_point():
+            half_w, half_h = c / 2, d / 2
+            x1, y1, x2, y2 = a - half_w, b - half_h, a - half_w + c, b - half_h + d
+        else:
+            # As torchvision: integer boxes go through floats and each corner is truncated toward zero, so
+            # cx=5, w=3 gives x1=3, x2=6 and cx=-5, w=3 gives x1=-6, x2=-3 (float64: exact for any int32 box).
+            cx, cy, half_w, half_h = a.double(), b.double(), c.double() / 2, d.double() / 2
+            x1, y1 = (cx - half_w).trunc(), (cy - half_h).trunc()
+            x2, y2 = (cx + half_w).trunc(), (cy + half_h).trunc()
     else:
         x1, y1, x2, y2 = a, b, c, d
     if new_format == BoundingBoxFormat.XYWH:
@@ -83,12 +100,13 @@ def convert_bounding_box_format(
     if torch.jit.is_scripting() or is_pure_tensor(inpt):
         if old_format is None:
             raise ValueError("convert_bounding_box_format: plain tensors need old_format")
-        return convert_bounding_box_format_kernel(inpt, old_format, new_format)
+        op = "convert_bounding_box_format"
+        return convert_bounding_box_format_kernel(inpt, as_box_format(old_format, op), as_box_format(new_format, op))
     if kind_of(type(inpt)) is not BoundingBoxes:
         raise TypeError(f"convert_bounding_box_format: expected BoundingBoxes, got {type(inpt).__name__}")
     if old_format is not None:
         raise ValueError("convert_bounding_box_format: old_format must not be passed with BoundingBoxes")
-    new = box_format_from(new_format)
+    new = box_format_from(new_format, "convert_bounding_box_format")
     out = convert_bounding_box_format_kernel(unwrap(inpt), box_format_from(inpt.format), new)
     return wrap(out, like=inpt, format=new)
 
@@ -118,9 +136,10 @@ def clamp_bounding_boxes(
 ) -> torch.Tensor:
     """Clip boxes to their canvas. Plain tensors need ``format``, ``canvas_size`` and a clamping mode."""
     if torch.jit.is_scripting() or is_pure_tensor(inpt):
-        if format is None or canvas_size is None or clamping_mode == "auto":
+        if format is None or canvas_size is None or (clamping_mode is not None and clamping_mode == "auto"):
             raise ValueError("clamp_bounding_boxes: plain tensors need format, canvas_size and clamping_mode")
-        return clamp_bounding_boxes_kernel(inpt, format, canvas_size, clamping_mode)
+        box_format = as_box_format(format, "clamp_bounding_boxes")
+        return clamp_bounding_boxes_kernel(inpt, box_format, canvas_size, clamping_mode)
     return get_kernel(clamp_bounding_boxes, type(inpt))(inpt, clamping_mode=clamping_mode)
 
 

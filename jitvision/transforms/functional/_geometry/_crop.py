@@ -17,7 +17,7 @@ import torch.nn.functional as torch_functional
 
 from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
 from .._dispatch import get_kernel, is_exporting, is_pure_tensor, is_tracing, register_kernel, unwrap
-from .._meta import clamp_bounding_boxes_kernel, get_canvas_size
+from .._meta import as_box_format, clamp_bounding_boxes_kernel, get_canvas_size
 from ._pad import translate_boxes
 
 
@@ -66,6 +66,7 @@ def crop_bounding_boxes(
     clamping_mode: Optional[str] = "soft",
 ) -> Tuple[torch.Tensor, Tuple[int, int]]:
     check_crop_size(height, width, "crop")
+    format = as_box_format(format, "crop")
     offset = torch.tensor([-left, -top], device=bounding_boxes.device)
     moved = translate_boxes(bounding_boxes, format, offset)
     return clamp_bounding_boxes_kernel(moved, format, [height, width], clamping_mode), (height, width)

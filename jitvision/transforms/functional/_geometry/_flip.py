@@ -16,7 +16,7 @@ from ....tv_tensors import (
     wrap,
 )
 from .._dispatch import get_kernel, is_pure_tensor, register_kernel, unwrap
-from .._meta import get_canvas_size
+from .._meta import as_box_format, get_canvas_size
 
 
 def _check_rank(image: torch.Tensor, op: str) -> None:
@@ -69,13 +69,13 @@ def _flip_boxes(boxes: torch.Tensor, format: BoundingBoxFormat, extent: int, axi
 def horizontal_flip_bounding_boxes(
     bounding_boxes: torch.Tensor, format: BoundingBoxFormat, canvas_size: List[int]
 ) -> torch.Tensor:
-    return _flip_boxes(bounding_boxes, format, canvas_size[1], 0)
+    return _flip_boxes(bounding_boxes, as_box_format(format, "horizontal_flip"), canvas_size[1], 0)
 
 
 def vertical_flip_bounding_boxes(
     bounding_boxes: torch.Tensor, format: BoundingBoxFormat, canvas_size: List[int]
 ) -> torch.Tensor:
-    return _flip_boxes(bounding_boxes, format, canvas_size[0], 1)
+    return _flip_boxes(bounding_boxes, as_box_format(format, "vertical_flip"), canvas_size[0], 1)
 
 
 def _flip_keypoints(keypoints: torch.Tensor, extent: int, axis: int) -> torch.Tensor:

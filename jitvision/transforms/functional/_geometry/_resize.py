@@ -18,7 +18,7 @@ from torch.nn.functional import interpolate
 from .... import _native
 from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
 from .._dispatch import get_kernel, is_pure_tensor, is_tracing, register_kernel, unwrap
-from .._meta import get_canvas_size
+from .._meta import as_box_format, get_canvas_size
 from ._interpolation import InterpolationMode, check_interpolation, pil_resample_code
 
 # ---- output size ------------------------------------------------------------------------------------------
@@ -266,6 +266,7 @@ def resize_bounding_boxes(
 ) -> Tuple[torch.Tensor, Tuple[int, int]]:
     """Scale boxes to the resized canvas; returns (boxes, new canvas_size). Axis-aligned boxes are not clamped
     (as in torchvision 0.29): scaling keeps boxes that were inside the canvas inside it."""
+    as_box_format(format, "resize")  # unused by the scaling, but a bad format is still an error
     new_size = _compute_resized_output_size(canvas_size, size, max_size, "resize")
     new_canvas = (new_size[0], new_size[1])
     if new_size[0] == canvas_size[0] and new_size[1] == canvas_size[1]:

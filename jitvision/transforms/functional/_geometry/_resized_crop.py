@@ -17,7 +17,7 @@ import torch
 
 from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
 from .._dispatch import get_kernel, is_pure_tensor, register_kernel, unwrap
-from .._meta import convert_bounding_box_format_kernel
+from .._meta import as_box_format, convert_bounding_box_format_kernel
 from ._crop import check_crop_size, crop_image
 from ._interpolation import InterpolationMode, check_interpolation
 from ._resize import _compute_resized_output_size, resize_image, resize_image_pil, resize_mask
@@ -127,6 +127,7 @@ def resized_crop_bounding_boxes(
     check_crop_size(height, width, "resized_crop")
     new_size = _compute_resized_output_size([height, width], size, None, "resized_crop")
     box = _box_tensor(top, left, height, width, bounding_boxes.device)
+    format = as_box_format(format, "resized_crop")
     out = _crop_resize_boxes(bounding_boxes, format, box, new_size, clamping_mode)
     return out, (new_size[0], new_size[1])
 
