@@ -150,6 +150,18 @@ def test_ops_without_a_case_are_listed_not_dropped(monkeypatch):
     }
 
 
+def test_python_only_ops_are_not_applicable_and_box_helpers_run_on_both_libraries():
+    result = audit.run_audit("jitvision", ops=["ToPILImage", "clamp_bounding_boxes"], kinds=["uint8", "boxes"])
+    for check in ("compile", "script", "export"):
+        cell = _cell(result, "ToPILImage", "uint8", check)
+        assert cell["status"] == "n/a" and "PIL image" in cell["reason"]
+    # A plain box tensor gets the format as the target's own enum: the scripted functional takes it.
+    assert _cell(result, "clamp_bounding_boxes", "boxes", "script")["status"] == "pass"
+    assert _cell(result, "clamp_bounding_boxes", "boxes", "compile")["status"] == "pass"
+    theirs = audit.run_audit("torchvision", ops=["convert_bounding_box_format"], modes=["eager"], kinds=["boxes"])
+    assert _cell(theirs, "convert_bounding_box_format", "boxes", "eager")["status"] == "pass"
+
+
 def test_bad_options_are_rejected():
     with pytest.raises(ValueError, match="unknown modes"):
         audit.run_audit("jitvision", ops=["horizontal_flip"], modes=["jit"])

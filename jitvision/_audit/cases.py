@@ -12,10 +12,11 @@ from typing import Any, Callable, Dict, Optional, Tuple, Union
 import PIL.Image
 import torch
 
-# Every kind a case can ask for; the default kinds are all but PIL (which only the PIL converters take).
+# Every kind a case can ask for. The default kinds leave out PIL (only the PIL converters take it) and the plain
+# tensors of boxes [N, 4] (XYXY) and keypoints [N, 2] (only the box and keypoint helpers take them).
 KINDS: Tuple[str, ...] = ("float", "uint8", "Image", "Video", "Mask", "BoundingBoxes", "KeyPoints", "detection")
-ALL_KINDS: Tuple[str, ...] = (*KINDS, "PIL")
-PLAIN_KINDS: Tuple[str, ...] = ("float", "uint8")
+ALL_KINDS: Tuple[str, ...] = (*KINDS, "PIL", "boxes", "points")
+PLAIN_KINDS: Tuple[str, ...] = ("float", "uint8", "boxes", "points")
 # Kinds whose last two tensor dimensions are height and width (export with dynamic H/W applies to them).
 DENSE_KINDS: Tuple[str, ...] = ("float", "uint8", "Image", "Video", "Mask")
 
@@ -30,20 +31,42 @@ Kwargs = Union[Dict[str, Any], Callable[[ModuleType], Dict[str, Any]]]
 
 
 @dataclass(frozen=True)
+class BoxFormat:
+    """A bounding box format in a case, given as the target's own ``BoundingBoxFormat`` member when called."""
+
+    name: str
+
+
+@dataclass(frozen=True)
 class Case:
     """How to call one op: ``kwargs`` (or a function of the target's transforms module, for ops that take other
-    transforms), the input kinds it supports, and the dtype of its image-like inputs."""
+    transforms), the input kinds it supports, the dtype of its image-like inputs, ``plain_kwargs`` added for
+    plain-tensor inputs (which carry no format or canvas), and ``python_only``: why the op cannot be traced or
+    scripted at all (its output is not a tensor), which makes those modes not applicable."""
 
     kwargs: Kwargs = field(default_factory=dict)
     kinds: Tuple[str, ...] = KINDS
     image_dtype: torch.dtype = torch.uint8
+    plain_kwargs: Dict[str, Any] = field(default_factory=dict)
+    python_only: Optional[str] = None
 
-    def arguments(self, transforms_module: Optional[ModuleType]) -> Dict[str, Any]:
+    def arguments(
+        self, transforms_module: Optional[ModuleType], tv_tensors: Optional[ModuleType] = None, kind: str = "float"
+    ) -> Dict[str, Any]:
         if callable(self.kwargs):
             if transforms_module is None:
                 raise TypeError("this case builds other transforms and needs the target's transforms module")
-            return self.kwargs(transforms_module)
-        return dict(self.kwargs)
+            arguments = self.kwargs(transforms_module)
+        else:
+            arguments = dict(self.kwargs)
+        if kind in PLAIN_KINDS:
+            arguments.update(self.plain_kwargs)
+        for name, value in arguments.items():
+            if isinstance(value, BoxFormat):
+                if tv_tensors is None:
+                    raise TypeError("this case names a box format and needs the target's tv_tensors module")
+                arguments[name] = tv_tensors.BoundingBoxFormat[value.name]
+        return arguments
 
 
 def _flip_last(x: Any) -> Any:
@@ -62,6 +85,7 @@ def _classification_pipeline(T: ModuleType) -> Dict[str, Any]:
 
 
 _FLOAT_KINDS = ("float", "Image", "Video")
+_NOT_A_TENSOR = "returns a PIL image: Python only, nothing for the compilers to trace"
 
 FUNCTIONAL_CASES: Dict[str, Case] = {
     "resize": Case({"size": [24]}),
@@ -73,6 +97,22 @@ FUNCTIONAL_CASES: Dict[str, Case] = {
     "vertical_flip": Case(),
     "to_dtype": Case({"dtype": torch.float32, "scale": True}),
     "normalize": Case({"mean": MEAN, "std": STD}, kinds=_FLOAT_KINDS, image_dtype=torch.float32),
+    "convert_image_dtype": Case({"dtype": torch.float32}, kinds=("float", "uint8")),
+    "get_size": Case(kinds=("float", "uint8", "Image", "Video", "Mask", "BoundingBoxes", "KeyPoints")),
+    "convert_bounding_box_format": Case(
+        {"new_format": BoxFormat("CXCYWH")},
+        kinds=("BoundingBoxes", "boxes"),
+        plain_kwargs={"old_format": BoxFormat("XYXY")},
+    ),
+    "clamp_bounding_boxes": Case(
+        kinds=("BoundingBoxes", "boxes"),
+        plain_kwargs={"format": BoxFormat("XYXY"), "canvas_size": list(FIXED_SIZE), "clamping_mode": "soft"},
+    ),
+    "clamp_keypoints": Case(kinds=("KeyPoints", "points"), plain_kwargs={"canvas_size": list(FIXED_SIZE)}),
+    "to_image": Case(kinds=("float", "uint8", "PIL")),
+    "pil_to_tensor": Case(kinds=("PIL",)),
+    "to_pil_image": Case(kinds=("float", "uint8", "Image"), python_only=_NOT_A_TENSOR),
+    "to_pure_tensor": Case(kinds=("Image", "Video", "Mask", "BoundingBoxes", "KeyPoints")),
 }
 
 CLASS_CASES: Dict[str, Case] = {
@@ -87,6 +127,7 @@ CLASS_CASES: Dict[str, Case] = {
     "Normalize": Case({"mean": MEAN, "std": STD}, kinds=(*_FLOAT_KINDS, "detection"), image_dtype=torch.float32),
     "Compose": Case(_classification_pipeline),
     "ToImage": Case(kinds=("float", "uint8", "PIL")),
+    "ToPILImage": Case(kinds=("float", "uint8", "Image"), python_only=_NOT_A_TENSOR),
     "ToPureTensor": Case(kinds=("Image", "Video", "Mask", "BoundingBoxes", "KeyPoints", "detection")),
     "PILToTensor": Case(kinds=("PIL",)),
     "Identity": Case(),
@@ -127,9 +168,12 @@ def make_input(kind: str, tv_tensors: ModuleType, size: Tuple[int, int], image_d
         return tv_tensors.Mask(torch.randint(0, 2, (2, height, width), dtype=torch.uint8))
     if kind == "BoundingBoxes":
         return tv_tensors.BoundingBoxes(_xyxy_boxes(height, width, 4), format="XYXY", canvas_size=(height, width))
-    if kind == "KeyPoints":
-        points = torch.rand(5, 2) * torch.tensor([width - 1.0, height - 1.0])
-        return tv_tensors.KeyPoints(points, canvas_size=(height, width))
+    if kind in ("KeyPoints", "points"):
+        # Some points past the canvas (up to 20% beyond each edge), so clamping has work to do.
+        points = (torch.rand(5, 2) * 1.4 - 0.2) * torch.tensor([width - 1.0, height - 1.0])
+        return tv_tensors.KeyPoints(points, canvas_size=(height, width)) if kind == "KeyPoints" else points
+    if kind == "boxes":
+        return _xyxy_boxes(height, width, 4) * 1.5  # reaching past the canvas
     if kind == "detection":
         return {
             "image": tv_tensors.Image(_image(height, width, image_dtype)),

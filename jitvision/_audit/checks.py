@@ -5,6 +5,7 @@ same seed: the traced, scripted and exported paths must draw the same parameters
 """
 
 import contextlib
+import enum
 import inspect
 import io
 import itertools
@@ -59,11 +60,15 @@ class _Bound(torch.nn.Module):
 _SOURCES = itertools.count()
 
 
-def _literal(value: Any) -> str:
+def _literal(value: Any, names: Dict[str, Any]) -> str:
+    """``value`` as TorchScript source; enum members are written ``Class.MEMBER`` with the class put in ``names``."""
     if isinstance(value, torch.dtype):
         return str(value)
+    if isinstance(value, enum.Enum):
+        names[type(value).__name__] = type(value)
+        return f"{type(value).__name__}.{value.name}"
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_literal(v) for v in value) + "]"
+        return "[" + ", ".join(_literal(v, names) for v in value) + "]"
     if value is None or isinstance(value, (bool, int, float, str)):
         return repr(value)
     raise TypeError(f"audit: cannot write {value!r} into TorchScript source")
@@ -71,12 +76,13 @@ def _literal(value: Any) -> str:
 
 def scripted_call(fn: Callable[..., Any], kwargs: Dict[str, Any]) -> torch.jit.ScriptModule:
     """A scripted module whose forward is ``fn(x, **kwargs)`` with the arguments written in as literals."""
-    arguments = "".join(f", {name}={_literal(value)}" for name, value in kwargs.items())
-    source = f"def forward(self, x: torch.Tensor) -> torch.Tensor:\n    return fn(x{arguments})\n"
+    namespace: Dict[str, Any] = {"torch": torch, "fn": fn}
+    arguments = "".join(f", {name}={_literal(value, namespace)}" for name, value in kwargs.items())
+    # No return annotation: TorchScript infers it (a tensor, or a list of ints for get_size).
+    source = f"def forward(self, x: torch.Tensor):\n    return fn(x{arguments})\n"
     filename = f"<jitvision-audit-{next(_SOURCES)}>"
     # TorchScript reads the source through inspect, which finds generated code in linecache.
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace: Dict[str, Any] = {"torch": torch, "fn": fn}
     exec(compile(source, filename, "exec"), namespace)
     module_class = type(f"Call_{getattr(fn, '__name__', 'fn')}", (torch.nn.Module,), {"forward": namespace["forward"]})
     return torch.jit.script(module_class())
@@ -110,7 +116,7 @@ class CaseChecks:
         return make_input(self.kind, self.target.tv_tensors, size, self.entry.case.image_dtype)
 
     def build(self) -> None:
-        self.kwargs = self.entry.case.arguments(self.target.transforms)
+        self.kwargs = self.entry.case.arguments(self.target.transforms, self.target.tv_tensors, self.kind)
         if self.entry.api == "functional":
             fn, kwargs = self.entry.obj, self.kwargs
             self.module = _Bound(fn, kwargs)
@@ -160,7 +166,13 @@ class CaseChecks:
             return None
         return counter.frame_count
 
+    def _python_only(self, mode: str) -> Optional[Dict[str, Cell]]:
+        reason = self.entry.case.python_only
+        return None if reason is None else {name: Cell(NA, reason) for name in MODE_CELLS[mode]}
+
     def compile(self) -> Dict[str, Cell]:
+        if self._python_only("compile"):
+            return self._python_only("compile")
         if self.kind == "PIL":
             return {name: Cell(NA, "the compiler traces tensors, not PIL images") for name in MODE_CELLS["compile"]}
         compiled, counter = self._compiled(dynamic=False)
@@ -264,6 +276,8 @@ class CaseChecks:
             return None, f"scripted module calling it, save/load: {one_line(exc)}", None
 
     def script(self) -> Cell:
+        if self._python_only("script"):
+            return self._python_only("script")["script"]
         if self.kind not in PLAIN_KINDS:
             return Cell(NA, "TorchScript runs on plain tensors")
         loaded, reason, fallback = self._scripted()
@@ -282,6 +296,8 @@ class CaseChecks:
     # ---- torch.export -----------------------------------------------------------------------------------------
 
     def export(self) -> Dict[str, Cell]:
+        if self._python_only("export"):
+            return self._python_only("export")
         if self.kind == "PIL":
             return {name: Cell(NA, "export traces tensors, not PIL images") for name in MODE_CELLS["export"]}
         cells = {"export": self._export_static()}

@@ -6,6 +6,7 @@ Every public functional and transform class the target has when the audit runs i
 row in ``cases.py`` are reported as skipped, never silently dropped.
 """
 
+import dataclasses
 import importlib
 import inspect
 from dataclasses import dataclass, field
@@ -128,5 +129,5 @@ def _class_target(
     transforms = importlib.import_module(KNOWN_TARGETS[library][0])
     case = CLASS_CASES.get(class_name, Case())
     if init is not None:
-        case = Case(init, kinds=case.kinds, image_dtype=case.image_dtype)
+        case = dataclasses.replace(case, kwargs=init)
     return Target(spec, transforms, tv_module, [Entry(class_name, "class", cls, case)], [])

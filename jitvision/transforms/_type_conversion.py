@@ -23,8 +23,6 @@ class ToImage(_Deterministic):
         return not issubclass(input_type, torch.Tensor)
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        if torch.jit.is_scripting():
-            return inpt.unsqueeze(0) if inpt.dim() == 2 else inpt
         return F.to_image(inpt)
 
 

@@ -187,6 +187,15 @@ def test_tensor_classes_script(transform, tmp_path):
     assert torch.equal(scripted(image), image)
 
 
+def test_to_image_functional_scripts():
+    scripted = torch.jit.script(F.to_image)
+    image = make_image()
+    assert torch.equal(scripted(image), image)
+    assert torch.equal(scripted(image[0]), image[:1])
+    with pytest.raises(torch.jit.Error, match="to_image: expected at least 2 dimensions"):
+        scripted(image[0, 0])
+
+
 @pytest.mark.parametrize("transform", [T.PILToTensor(), T.ToPILImage()])
 def test_pil_classes_refuse_to_script_with_their_name(transform):
     with pytest.raises(TypeError, match=type(transform).__name__):

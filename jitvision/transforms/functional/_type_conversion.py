@@ -22,9 +22,18 @@ def pil_to_tensor(pic: Any) -> torch.Tensor:
     return pixels.view(pic.height, pic.width, len(pic.getbands())).permute(2, 0, 1)
 
 
+def to_image(inpt: torch.Tensor) -> torch.Tensor:
+    """A tensor, numpy array (``[H, W, C]`` or ``[H, W]``) or PIL image as an ``Image`` ``[C, H, W]``.
+    Scripted (TorchScript has no tv_tensor types): a plain tensor, a 2D one given its channel dimension."""
+    if torch.jit.is_scripting():
+        if inpt.dim() < 2:
+            raise ValueError("to_image: expected at least 2 dimensions ([..., H, W])")
+        return inpt.unsqueeze(0) if inpt.dim() == 2 else inpt
+    return _to_image(inpt)
+
+
 @torch.jit.unused
-def to_image(inpt: Any) -> torch.Tensor:
-    """A tensor, numpy array (``[H, W, C]`` or ``[H, W]``) or PIL image as an ``Image`` ``[C, H, W]``."""
+def _to_image(inpt: Any) -> torch.Tensor:
     if isinstance(inpt, np.ndarray):
         tensor = torch.from_numpy(np.atleast_3d(inpt)).permute(2, 0, 1).contiguous()
     elif isinstance(inpt, PIL.Image.Image):
