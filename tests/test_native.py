@@ -141,6 +141,28 @@ def test_native_batched_and_strided_inputs():
     assert torch.equal(torch.ops.jitvision_native.resized_crop(transposed, box, torch.tensor(True), size), batched)
 
 
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("channels", [1, 3, 4])
+def test_native_channels_last_views_equal_contiguous_input(seed, channels):
+    # What pil_to_tensor / ToImage give: a [C, H, W] view of [H, W, C] memory. The window is split into planes
+    # first (a 16-pixel shuffle loop for RGB plus a scalar tail); widths around 16 exercise both.
+    rng = random.Random(seed)
+    for _ in range(20):
+        (height, width), box, size, flip = _random_case(rng)
+        width = rng.choice([width, 15, 16, 17, 33, 47])
+        box[1], box[3] = 0, rng.randint(1, width)
+        hwc = torch.randint(0, 256, (2, height, width, channels), dtype=torch.uint8)
+        view = hwc.permute(0, 3, 1, 2)
+        box_t, flip_t = torch.tensor(box), torch.tensor(flip)
+        expected = torch.ops.jitvision_native.resized_crop(view.contiguous(), box_t, flip_t, size)
+        assert torch.equal(torch.ops.jitvision_native.resized_crop(view, box_t, flip_t, size), expected)
+        assert torch.equal(torch.ops.jitvision_native.resized_crop(view[1], box_t, flip_t, size), expected[1])
+        mean, std = [0.4] * channels, [0.3] * channels
+        resize_center_crop = torch.ops.jitvision_native.resize_center_crop
+        expected_f = resize_center_crop(view.contiguous(), [9], None, [8, 7], mean, std, True)
+        assert torch.equal(resize_center_crop(view, [9], None, [8, 7], mean, std, True), expected_f)
+
+
 def test_native_bad_input():
     image = torch.randint(0, 256, (3, 20, 20), dtype=torch.uint8)
     with pytest.raises(RuntimeError, match="uint8"):

@@ -71,19 +71,31 @@ at::Tensor run(const at::Tensor& image, int64_t crop_top, int64_t crop_left, int
   }
   thread_local Buffers buf;  // reused across calls: fresh large buffers would page-fault every call
   const uint8_t* base = batch.data_ptr<uint8_t>();
-  const int64_t sn = batch.stride(0), sc = batch.stride(1), sh = batch.stride(2), sw = batch.stride(3);
+  const int64_t sn = batch.stride(0), sc = batch.stride(1), sw = batch.stride(3);
   const int64_t plane_out = win_h * win_w;
+  const int64_t nrows = plan.row_end - plan.row_begin, ncols = plan.col_end - plan.col_begin;
   for (int64_t n = 0; n < N; ++n) {
+    // The window the plan reads, per channel: in place when rows are contiguous, else split out of the
+    // channels-last layout once for all channels.
+    int64_t sh = batch.stride(2), channel_step = sc;
+    const uint8_t* window = base + n * sn + (crop_top + plan.row_begin) * sh + (crop_left + plan.col_begin) * sw;
+    if (sw != 1) {
+      buf.planes.resize(static_cast<size_t>(C * nrows * ncols));
+      split_channels(window, sh, sw, sc, C, nrows, ncols, buf.planes.data());
+      window = buf.planes.data();
+      sh = ncols;
+      channel_step = nrows * ncols;
+    }
     for (int64_t c = 0; c < C; ++c) {
-      const uint8_t* plane = base + n * sn + c * sc + crop_top * sh + crop_left * sw;
+      const uint8_t* plane = window + c * channel_step;
       const int64_t o = (n * C + c) * plane_out;
       if (to_float) {
         // v / 255 then (x - mean) / std, as one affine map.
         const double s = has_norm ? (*std)[c] : 1.0, m = has_norm ? (*mean)[c] : 0.0;
         const float a = static_cast<float>(1.0 / (255.0 * s)), b = static_cast<float>(-m / s);
-        run_plane(plan, plane, sh, sw, win_h, win_w, buf, nullptr, out.data_ptr<float>() + o, a, b);
+        run_plane(plan, plane, sh, win_h, win_w, buf, nullptr, out.data_ptr<float>() + o, a, b);
       } else {
-        run_plane(plan, plane, sh, sw, win_h, win_w, buf, out.data_ptr<uint8_t>() + o, nullptr, 0.f, 0.f);
+        run_plane(plan, plane, sh, win_h, win_w, buf, out.data_ptr<uint8_t>() + o, nullptr, 0.f, 0.f);
       }
     }
   }

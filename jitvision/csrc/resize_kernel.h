@@ -355,6 +355,65 @@ void transpose_u8(const uint8_t* src, int64_t src_stride, T* dst, int64_t dst_st
     for (int64_t r = r0; r < rows; ++r) dst[c * dst_stride + r] = static_cast<T>(src[r * src_stride + c]);
 }
 
+// ---- channels-last input ------------------------------------------------------------------------------------
+#ifdef JV_AVX2_PATH
+bool have_ssse3() {
+  static const bool yes = __builtin_cpu_supports("ssse3");
+  return yes;
+}
+
+// 16 RGB pixels (48 bytes) at a time into three planes: each 16-byte output gathers its bytes from the three
+// loads with one byte shuffle each (-1 selects zero) and two ORs. Returns the columns done.
+__attribute__((target("ssse3"))) int64_t split_rgb_ssse3(const uint8_t* row, int64_t ncols, uint8_t* dst,
+                                                       int64_t plane) {
+  static const int8_t m[3][3][16] = {
+      {{0, 3, 6, 9, 12, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+       {-1, -1, -1, -1, -1, -1, 2, 5, 8, 11, 14, -1, -1, -1, -1, -1},
+       {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, 4, 7, 10, 13}},
+      {{1, 4, 7, 10, 13, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+       {-1, -1, -1, -1, -1, 0, 3, 6, 9, 12, 15, -1, -1, -1, -1, -1},
+       {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, 5, 8, 11, 14}},
+      {{2, 5, 8, 11, 14, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+       {-1, -1, -1, -1, -1, 1, 4, 7, 10, 13, -1, -1, -1, -1, -1, -1},
+       {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 3, 6, 9, 12, 15}}};
+  __m128i mask[3][3];
+  for (int ch = 0; ch < 3; ++ch)
+    for (int k = 0; k < 3; ++k) mask[ch][k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(m[ch][k]));
+  int64_t c = 0;
+  for (; c + 16 <= ncols; c += 16) {
+    const __m128i* in = reinterpret_cast<const __m128i*>(row + 3 * c);
+    const __m128i v0 = _mm_loadu_si128(in), v1 = _mm_loadu_si128(in + 1), v2 = _mm_loadu_si128(in + 2);
+    for (int ch = 0; ch < 3; ++ch) {
+      const __m128i from01 = _mm_or_si128(_mm_shuffle_epi8(v0, mask[ch][0]), _mm_shuffle_epi8(v1, mask[ch][1]));
+      const __m128i out = _mm_or_si128(from01, _mm_shuffle_epi8(v2, mask[ch][2]));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + ch * plane + c), out);
+    }
+  }
+  return c;
+}
+#endif
+
+//
+// Images from PIL or numpy arrive as a [C, H, W] view of [H, W, C] memory (what pil_to_tensor and ToImage
+// give). Both passes want unit stride along W, so the rows the plan reads are first split into C contiguous
+// planes, in one pass that reads the memory in order. Three separate strided gathers, one per channel, cost
+// ~5x more (1.7 ms for the inference preset on 480x640, slower than torchvision's interpolate).
+
+// planes[ch * nrows * ncols + r * ncols + c] = src[r * sh + c * sw + ch * sc], for ch < C, r < nrows, c < ncols.
+void split_channels(const uint8_t* src, int64_t sh, int64_t sw, int64_t sc, int64_t C, int64_t nrows, int64_t ncols,
+                    uint8_t* planes) {
+  const int64_t plane = nrows * ncols;
+  for (int64_t r = 0; r < nrows; ++r) {
+    const uint8_t* row = src + r * sh;
+    int64_t c = 0;
+#if defined(__SSE2__) && defined(JV_AVX2_PATH)
+    if (C == 3 && sc == 1 && sw == 3 && have_ssse3()) c = split_rgb_ssse3(row, ncols, planes + r * ncols, plane);
+#endif
+    for (; c < ncols; ++c)
+      for (int64_t ch = 0; ch < C; ++ch) planes[ch * plane + r * ncols + c] = row[c * sw + ch * sc];
+  }
+}
+
 // ---- AVX2 passes: int16 x int16 -> int32 multiply-adds (vpmaddwd), 16 products per instruction -------------
 //
 // Exact: the pixels (0..255) and weights (< 2^15, non-negative for the triangle filter) are int16, each pair sum
@@ -544,7 +603,7 @@ Plan make_plan(int64_t crop_h, int64_t crop_w, int64_t out_h, int64_t out_w, int
 }
 
 struct Buffers {
-  std::vector<uint8_t> in_t, tmp_t, tmp, gathered;
+  std::vector<uint8_t> in_t, tmp_t, tmp, planes;
   std::vector<float> in_tf;
   std::vector<int64_t> local_start;
   std::vector<const uint8_t*> rows;
@@ -579,22 +638,15 @@ void hpass_portable(const Plan& p, const uint8_t* src, int64_t sh, int64_t nrows
   }
 }
 
-// plane: uint8 crop origin with strides (sh, sw). Writes win_h x win_w values to out (uint8 or float).
+// src: the uint8 input at (p.row_begin, p.col_begin) of the crop, rows sh apart, unit stride along W (see
+// split_channels). Writes win_h x win_w values to out (uint8 or float).
 // With AVX2 both passes are vpmaddwd loops on the rows as they are; otherwise the horizontal pass reads rows of a
 // transposed copy, so every tap is a contiguous, auto-vectorized multiply-add.
-void run_plane(const Plan& p, const uint8_t* plane, int64_t sh, int64_t sw, int64_t win_h, int64_t win_w,
-               Buffers& buf, uint8_t* out_u8, float* out_f32, float a, float b) {
+void run_plane(const Plan& p, const uint8_t* src, int64_t sh, int64_t win_h, int64_t win_w, Buffers& buf,
+               uint8_t* out_u8, float* out_f32, float a, float b) {
   const int64_t nrows = p.row_end - p.row_begin, ncols = p.col_end - p.col_begin;
-  const uint8_t* src = plane + p.row_begin * sh + p.col_begin * sw;
   buf.rows.resize(std::max(p.x.K, p.y.K));
   buf.tmp_t.resize(static_cast<size_t>(win_w * std::max(nrows, kStrip)));
-  if (sw != 1) {  // rare (a transposed view): gather the crop into a contiguous copy first
-    buf.gathered.resize(static_cast<size_t>(nrows * ncols));
-    for (int64_t r = 0; r < nrows; ++r)
-      for (int64_t c = 0; c < ncols; ++c) buf.gathered[r * ncols + c] = src[r * sh + c * sw];
-    src = buf.gathered.data();
-    sh = ncols;
-  }
   // Horizontal pass into tmp[row][col] (uint8, rounded as torch does, row stride tmp_stride).
   int64_t tmp_stride = win_w;
 #ifdef JV_AVX2_PATH
