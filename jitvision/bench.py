@@ -17,6 +17,10 @@ Variants (each a small builder; one that cannot be built or run is reported "una
 
 Kernels and functionals use one fixed crop box and flip (as a user calling them with drawn parameters would);
 the composed pipelines draw their own. Ratios are against torchvision's eager Compose and albumentations.
+
+``--layout hwc`` gives the torch libraries the image as a ``[C, H, W]`` view of ``[H, W, C]`` memory, which is
+what ``pil_to_tensor``/``ToImage`` return for a decoded PIL image or numpy array (the default ``chw`` is a
+contiguous tensor); albumentations gets its HWC array either way.
 """
 
 import argparse
@@ -198,11 +202,16 @@ VARIANTS = [
 ]
 
 
-def make_input(job: str, library: str) -> Any:
+LAYOUTS = ("chw", "hwc")
+
+
+def make_input(job: str, library: str, layout: str = "chw") -> Any:
     gen = torch.Generator().manual_seed(0)
     image = torch.randint(0, 256, JOBS[job], dtype=torch.uint8, generator=gen)
     if library == "albumentations":
         return image.permute(1, 2, 0).contiguous().numpy()  # HWC, as albumentations expects
+    if layout == "hwc":
+        return image.permute(1, 2, 0).contiguous().permute(2, 0, 1)  # same values, channels-last memory
     return image
 
 
@@ -233,6 +242,7 @@ def run(
     min_run_time: float = 1.0,
     log: Optional[Callable[[str], None]] = None,
     rounds: int = 7,
+    layout: str = "chw",
 ) -> List[Dict[str, Any]]:
     """One row per (job, variant): time_us (None when unavailable) and ratios vs torchvision eager Compose and
     albumentations (when those were measured).
@@ -250,7 +260,7 @@ def run(
             row: Dict[str, Any] = {"job": job, "library": library, "style": style, "mode": mode, "time_us": None}
             try:
                 fn = build(library, style, mode, job)
-                inpt = make_input(job, library)
+                inpt = make_input(job, library, layout)
                 torch.manual_seed(0)
                 try:
                     # Warm-up: compiles (several calls: random crops can recompile until dynamo settles), and shows
@@ -364,6 +374,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "--min-run-time", type=float, default=2.0, help="seconds per variant, over all rounds (default 2.0)"
     )
     parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds per job (default 7)")
+    parser.add_argument(
+        "--layout", choices=LAYOUTS, default="chw", help="chw: contiguous image; hwc: a view of HWC memory (PIL)"
+    )
     parser.add_argument("--quick", action="store_true", help="eager only, 0.2 s per measurement")
     parser.add_argument("--json", metavar="PATH", help="write the rows as JSON")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG bar chart (needs matplotlib)")
@@ -382,17 +395,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if base[0] in libraries and base not in variants:
             variants.append(base)
 
-    rows = run(
-        jobs, variants, min_run_time, log=lambda line: print(line, file=sys.stderr, flush=True), rounds=args.rounds
-    )
+    log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+    rows = run(jobs, variants, min_run_time, log=log, rounds=args.rounds, layout=args.layout)
     print(
-        f"torch {torch.__version__}, 1 thread, best of {args.rounds} interleaved rounds, each the median of "
-        "torch.utils.benchmark.Timer.blocked_autorange"
+        f"torch {torch.__version__}, 1 thread, {args.layout} input, best of {args.rounds} interleaved rounds, "
+        "each the median of torch.utils.benchmark.Timer.blocked_autorange"
     )
     print(format_table(rows))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"torch": torch.__version__, "threads": 1, "rows": rows}, f, indent=2)
+            json.dump({"torch": torch.__version__, "threads": 1, "layout": args.layout, "rows": rows}, f, indent=2)
     if args.plot:
         plot(rows, args.plot)
     return 0

@@ -82,6 +82,19 @@ def test_fused_variant_matches_torchvision_compose_on_inference():
     torch.testing.assert_close(train_fused, train_compose, atol=1e-4, rtol=0)
 
 
+@pytest.mark.parametrize("job", ["train", "infer"])
+def test_hwc_layout_is_the_same_image_in_channels_last_memory(job):
+    chw, hwc = bench.make_input(job, "jitvision"), bench.make_input(job, "jitvision", "hwc")
+    assert torch.equal(chw, hwc) and hwc.stride()[0] == 1 and hwc.stride()[-1] == 3
+    # The timed pipelines compute the same thing on either layout.
+    torch.manual_seed(1)
+    expected = bench.compose(T, job)(chw)
+    torch.manual_seed(1)
+    torch.testing.assert_close(bench.compose(T, job)(hwc), expected, atol=0, rtol=0)
+    with pytest.raises(SystemExit):
+        bench.main(["--layout", "nhwc"])
+
+
 def test_plot_writes_a_png(tmp_path):
     rows = [
         {"job": "train", "library": "jitvision", "style": "fused", "mode": "eager", "time_us": 100.0},
