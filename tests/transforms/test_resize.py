@@ -173,7 +173,12 @@ def test_other_dtypes_and_layouts_match_torchvision():
     channels_last = make_image(20, 30).unsqueeze(0).contiguous(memory_format=torch.channels_last)[0]
     ours = F.resize(channels_last, [11, 17])
     assert_matches_oracle(ours, tv_functional.resize(channels_last, [11, 17]))
-    assert ours.stride() == tv_functional.resize(channels_last, [11, 17]).stride()
+    # Deliberate difference (see _native_bilinear_u8): uint8 bilinear output is contiguous CHW, other paths keep
+    # torchvision's (channels-last) layout.
+    assert ours.is_contiguous()
+    nearest = F.resize(channels_last, [11, 17], interpolation=F.InterpolationMode.NEAREST)
+    tv_nearest = tv_functional.resize(channels_last, [11, 17], interpolation=tv_functional.InterpolationMode.NEAREST)
+    assert nearest.stride() == tv_nearest.stride()
 
 
 # ---- InterpolationMode ------------------------------------------------------------------------------------
