@@ -27,7 +27,7 @@ from ._geometry._crop import CenterCrop
 from ._geometry._flip import RandomHorizontalFlip
 from ._geometry._resize import RandomResizedCrop, Resize
 from ._misc import Normalize, ToDtype
-from .functional._dispatch import unwrap
+from .functional._dispatch import call_custom_op, unwrap
 from .functional._geometry._interpolation import InterpolationMode
 
 
@@ -80,11 +80,12 @@ def run_fused(transforms: Sequence[Any], sample: Any) -> Optional[Tuple[Any, int
     if is_rrc:
         # The op draws the crop, then the flip, as the transforms would (their generators, their order).
         flip_p, flip_generator = (second.p, second._rng()) if i == 2 else (None, None)
-        out = torch.ops.jitvision_native.random_resized_crop(
-            image, first.size, first.scale, first.ratio, flip_p, mean, std, to_float, first._rng(), flip_generator
-        )
+        op = torch.ops.jitvision_native.random_resized_crop
+        args = (first.size, first.scale, first.ratio, flip_p, mean, std, to_float, first._rng(), flip_generator)
     else:
         crop_size = second.size if i == 2 else None
         size = [] if first.size is None else first.size
-        out = torch.ops.jitvision_native.resize_center_crop(image, size, first.max_size, crop_size, mean, std, to_float)
+        op = torch.ops.jitvision_native.resize_center_crop
+        args = (size, first.max_size, crop_size, mean, std, to_float)
+    out = call_custom_op(op, image, *args)
     return (out if type(sample) is torch.Tensor else wrap(out, like=sample)), consumed

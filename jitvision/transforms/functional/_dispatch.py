@@ -37,6 +37,17 @@ def unwrap(inpt: torch.Tensor) -> torch.Tensor:
     return inpt.as_subclass(torch.Tensor)
 
 
+def call_custom_op(op: Callable[..., torch.Tensor], dense: torch.Tensor, *args: Any) -> torch.Tensor:
+    """``op(dense, *args)`` for a custom op on a dense tensor whose leading dimensions it keeps.
+
+    The op gets a view with an extra leading dimension (dropped from its output): under torch.compile, inductor
+    then hands it a reinterpreted plain tensor, never the graph input itself. A graph input may be a tv_tensor,
+    and AOT autograd's first-call check of custom ops (functorch config ``check_custom_op_aliasing``) rejects
+    tensor subclasses ("all __torch_dispatch__ handlers returned NotImplemented"); inductor drops identity
+    views, so ``unwrap`` alone does not help. The same in eager (two views, ~1 us), so an op sees one layout."""
+    return op(dense.unsqueeze(0), *args).squeeze(0)
+
+
 def _wrapping(kernel: Kernel) -> Kernel:
     @functools.wraps(kernel)
     def run_and_rewrap(inpt: torch.Tensor, *args: Any, **kwargs: Any) -> Any:

@@ -16,7 +16,15 @@ import torch
 import torch.nn.functional as torch_functional
 
 from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
-from .._dispatch import get_kernel, is_exporting, is_pure_tensor, is_tracing, register_kernel, unwrap
+from .._dispatch import (
+    call_custom_op,
+    get_kernel,
+    is_exporting,
+    is_pure_tensor,
+    is_tracing,
+    register_kernel,
+    unwrap,
+)
 from .._meta import as_box_format, clamp_bounding_boxes_kernel, get_canvas_size
 from ._pad import translate_boxes
 
@@ -296,12 +304,16 @@ def crop_at(inpt: torch.Tensor, top_left: torch.Tensor, height: int, width: int)
         top, left = top_left.tolist()
         return crop(inpt, int(top), int(left), height, width)
     if is_pure_tensor(inpt):
-        return _crop_at_op(inpt, top_left, height, width)
+        return _crop_at_dense(inpt, top_left, height, width)
     return get_kernel(crop_at, type(inpt))(inpt, top_left, height, width)
 
 
+def _crop_at_dense(dense: torch.Tensor, top_left: torch.Tensor, height: int, width: int) -> torch.Tensor:
+    return call_custom_op(_crop_at_op, dense, top_left, height, width)
+
+
 for _kind in (Image, Video, Mask):
-    register_kernel(crop_at, _kind)(_crop_at_op)
+    register_kernel(crop_at, _kind)(_crop_at_dense)
 
 
 @register_kernel(crop_at, BoundingBoxes, tv_tensor_wrapper=False)

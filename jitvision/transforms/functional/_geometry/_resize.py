@@ -17,7 +17,7 @@ from torch.nn.functional import interpolate
 
 from .... import _native
 from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
-from .._dispatch import get_kernel, is_pure_tensor, is_tracing, register_kernel, unwrap
+from .._dispatch import call_custom_op, get_kernel, is_pure_tensor, is_tracing, register_kernel, unwrap
 from .._meta import as_box_format, get_canvas_size
 from ._interpolation import InterpolationMode, check_interpolation, pil_resample_code
 
@@ -139,7 +139,7 @@ def _native_bilinear_u8(
         return None
     if interpolation != InterpolationMode.BILINEAR or not antialias:
         return None
-    return torch.ops.jitvision_native.resize_center_crop(image, [new_size[0], new_size[1]])
+    return call_custom_op(torch.ops.jitvision_native.resize_center_crop, image, [new_size[0], new_size[1]])
 
 
 def _interpolate_image(

@@ -16,7 +16,7 @@ import PIL.Image
 import torch
 
 from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
-from .._dispatch import get_kernel, is_pure_tensor, register_kernel, unwrap
+from .._dispatch import call_custom_op, get_kernel, is_pure_tensor, register_kernel, unwrap
 from .._meta import as_box_format, convert_bounding_box_format_kernel
 from ._crop import check_crop_size, crop_image
 from ._interpolation import InterpolationMode, check_interpolation
@@ -252,12 +252,7 @@ def resized_crop_at(
 def _resized_crop_box_call(
     dense: torch.Tensor, box: torch.Tensor, size: List[int], mode: str, antialias: bool
 ) -> torch.Tensor:
-    # The op gets a fresh view with an extra leading dimension: inductor then hands it a reinterpreted
-    # (plain) tensor rather than the graph input itself, which may be a tv_tensor subclass, and which
-    # inductor's first-call custom-op aliasing check rejects ("all __torch_dispatch__ handlers returned
-    # NotImplemented"). In eager the view is free.
-    out = torch.ops.jitvision.resized_crop_box(dense.unsqueeze(0), box.to(torch.int64), size, mode, antialias)
-    return out.squeeze(0)
+    return call_custom_op(torch.ops.jitvision.resized_crop_box, dense, box.to(torch.int64), size, mode, antialias)
 
 
 def _resized_crop_at_image(
