@@ -180,6 +180,16 @@ at::Tensor random_resized_crop(const at::Tensor& image, at::IntArrayRef size, at
              to_float);
 }
 
+// ---- a random flip under torch.compile ----------------------------------------------------------------------
+//
+// A compiled random flip needs the coin as a tensor. As torch.where(coin, x.flip(-1), x) inductor computes both
+// branches with a scalar reversed-index loop: 170 us for 4x224x224 uint8 masks, 650 us fused with a normalize,
+// where torch's own flip takes 9 us. This op reads the coin and calls torch's flip (or clones), on any device.
+at::Tensor flip_if(const at::Tensor& input, const at::Tensor& apply, at::IntArrayRef dims) {
+  TORCH_CHECK(apply.numel() == 1, "jitvision_native.flip_if: apply must hold one value, got shape ", apply.sizes());
+  return apply.item<bool>() ? at::flip(input, dims) : input.clone();
+}
+
 // torchvision's resized output size for Resize(size, max_size).
 std::pair<int64_t, int64_t> resized_size(int64_t h, int64_t w, at::IntArrayRef size, std::optional<int64_t> max_size) {
   const int64_t shorter = std::min(h, w), longer = std::max(h, w);
@@ -244,6 +254,11 @@ TORCH_LIBRARY(jitvision_native, m) {
       "float[]? mean=None, float[]? std=None, bool to_float=False, Generator? crop_generator=None, "
       "Generator? flip_generator=None) -> Tensor",
       {at::Tag::nondeterministic_seeded});
+  m.def("flip_if(Tensor input, Tensor apply, int[] dims) -> Tensor");
+}
+
+TORCH_LIBRARY_IMPL(jitvision_native, CompositeExplicitAutograd, m) {
+  m.impl("flip_if", &jitvision_native::flip_if);
 }
 
 TORCH_LIBRARY_IMPL(jitvision_native, CPU, m) {

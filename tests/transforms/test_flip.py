@@ -85,6 +85,38 @@ def test_class_compiles_once_and_stays_random(_ours, _theirs, cls):
     assert_random_under_compile(transform, (tv_tensors.Image(make_image()), make_keypoints()))
 
 
+@pytest.mark.parametrize("_ours, _theirs, cls", FLIPS)
+def test_compiled_class_flips_what_eager_flips_with_one_native_op(_ours, _theirs, cls):
+    # Dense leaves go through jitvision_native::flip_if (torch's flip) instead of where(coin, x.flip(d), x);
+    # inductor (not the eager backend) so the op's fake strides are checked against the real ones.
+    # (inductor draws the coin from its own stream: each output must be the whole sample flipped or untouched.)
+    transform = cls()
+    sample = make_detection_sample()
+    sample["view"] = tv_tensors.Image(make_image(20, 30)[:, 2:19, 3:26])  # a non-contiguous crop of an image
+    torch._dynamo.reset()
+    compiled = torch.compile(transform, fullgraph=True)
+    flipped, untouched = cls(p=1.0)(sample), cls(p=0.0)(sample)
+    seen = set()
+    torch.manual_seed(0)
+    for _ in range(12):
+        out = compiled(sample)
+        was_flipped = torch.equal(out["image"], flipped["image"])
+        assert_matches_oracle(out, flipped if was_flipped else untouched, float_atol=0)
+        seen.add(was_flipped)
+    assert seen == {True, False}
+    graphs = []
+
+    def capture(gm, example_inputs):
+        graphs.append(gm.code)
+        return gm.forward
+
+    torch._dynamo.reset()
+    torch.compile(transform, backend=capture, fullgraph=True)(sample)
+    (code,) = graphs
+    assert code.count("jitvision_native.flip_if") == 3  # image, masks, the view; the boxes keep a where
+    assert code.count("torch.where") == 1
+
+
 @pytest.mark.parametrize("ours, _theirs, cls", FLIPS)
 def test_scripts(ours, _theirs, cls, tmp_path):
     image = make_image(dtype=torch.float32)
