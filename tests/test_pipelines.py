@@ -68,17 +68,20 @@ def test_inference_preset_inductor_matches_eager():
         torch.testing.assert_close(compiled(image), pipeline(image), atol=1e-5, rtol=0)
 
 
-def test_training_pipeline_inductor_matches_eager_with_the_same_draws():
+def _assert_inductor_matches_eager(pipeline, inpt, seeds: int) -> None:
     # fallback_random: inductor draws with the eager RNG, so one seed gives the same crop and flip.
-    pipeline = training_pipeline()
-    sample = make_detection_sample(256, 256)
+    torch._dynamo.reset()  # the shared transform frames would otherwise reach the recompile limit across tests
     with torch._inductor.config.patch(fallback_random=True):
         compiled = torch.compile(pipeline, fullgraph=True)
-        for seed in range(3):
+        for seed in range(seeds):
             torch.manual_seed(seed)
-            expected = pipeline(sample)
+            expected = pipeline(inpt)
             torch.manual_seed(seed)
-            assert_matches_oracle(compiled(sample), expected, float_atol=1e-5)
+            assert_matches_oracle(compiled(inpt), expected, float_atol=1e-5)
+
+
+def test_training_pipeline_inductor_matches_eager_with_the_same_draws():
+    _assert_inductor_matches_eager(training_pipeline(), make_detection_sample(256, 256), seeds=3)
 
 
 @pytest.mark.parametrize(
@@ -89,16 +92,8 @@ def test_training_pipeline_inductor_matches_eager_with_the_same_draws():
 def test_inductor_runs_on_tv_tensor_inputs(make_pipeline, kind):
     # A tv_tensor graph input handed straight to a custom op failed on the first compiled call (AOT's custom-op
     # alias check rejects tensor subclasses); the ops now get a fresh view (call_custom_op).
-    torch._dynamo.reset()  # the shared transform frames would otherwise reach the recompile limit across tests
-    pipeline = make_pipeline()
     inpt = kind(make_image(256, 256, batch=(2,) if kind is tv_tensors.Video else ()))
-    with torch._inductor.config.patch(fallback_random=True):
-        compiled = torch.compile(pipeline, fullgraph=True)
-        for seed in range(2):
-            torch.manual_seed(seed)
-            expected = pipeline(inpt)
-            torch.manual_seed(seed)
-            assert_matches_oracle(compiled(inpt), expected, float_atol=1e-5)
+    _assert_inductor_matches_eager(make_pipeline(), inpt, seeds=2)
 
 
 @pytest.mark.parametrize(

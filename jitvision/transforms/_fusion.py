@@ -8,9 +8,8 @@ Recognised prefixes (on a uint8 CPU image: a plain tensor or an ``Image``, ``[..
 with bilinear interpolation and ``antialias=True``. The random crop and flip are drawn inside the native op
 (``jitvision_native::random_resized_crop``) with the transforms' generators and their arithmetic, in the unfused
 order, so a seed gives the same crop and flip fused or not; under ``torch.compile`` the prefix is one graph node
-that draws afresh on every call. The result equals the
-unfused pipeline's: the uint8 resize is bit-identical to torch's, and the float tail differs by float rounding
-only (see ``jitvision._native``).
+that draws afresh on every call. The result equals the unfused pipeline's: the uint8 resize is bit-identical to
+torch's, and the float tail differs by float rounding only (see ``jitvision._native``).
 
 Why native rather than inductor: inductor's code for the bilinear gathers is slower than even the NCHW eager
 kernel, and a separable resize written as two static-tap passes still spends most of its time in index
