@@ -20,8 +20,8 @@ give the static output shape) and callable from TorchScript as ``torch.ops.jitvi
 The uint8 result is bit-identical to torch's uint8 antialiased ``interpolate`` (the path torchvision takes on
 CPUs with AVX2/AVX512), so the float result is that uint8 value scaled and normalised, within float rounding
 (~1e-6) of torchvision's ``to_dtype`` + ``normalize``. ``AVAILABLE`` says whether the extension loaded; without
-it ``resized_crop`` / ``resize_center_crop`` below run ``*_reference`` (the same arithmetic in PyTorch, slow)
-and the fast path of ``transforms._fusion`` stays off.
+it the callers take their pure-PyTorch paths (the fusion of ``transforms._fusion`` and the native resize stay
+off). ``*_reference`` below is the same arithmetic in PyTorch, slow, that the tests hold the kernel to.
 """
 
 import math
@@ -36,7 +36,7 @@ try:
 except ImportError:  # built without a compiler, or an incompatible torch: the pure-PyTorch path is used
     AVAILABLE = False
 
-__all__ = ["AVAILABLE", "resized_crop", "resize_center_crop", "resized_crop_reference", "resize_center_crop_reference"]
+__all__ = ["AVAILABLE", "resized_crop_reference", "resize_center_crop_reference"]
 
 
 # ---- the reference: torch's uint8 antialiased bilinear arithmetic, in PyTorch ----------------------------------
@@ -154,41 +154,6 @@ def resize_center_crop_reference(
     ys, xs = slice(max(top, 0), min(top + crop_h, out_h)), slice(max(left, 0), min(left + crop_w, out_w))
     window[..., ys.start - top : ys.stop - top, xs.start - left : xs.stop - left] = values[..., ys, xs]
     return _finish(window, mean, std, to_float).reshape(*lead, image.shape[-3], crop_h, crop_w)
-
-
-# ---- the ops: native when built, else the reference ------------------------------------------------------------
-
-
-def _usable(image: torch.Tensor) -> bool:
-    return AVAILABLE and image.dtype == torch.uint8 and image.device.type == "cpu"
-
-
-def resized_crop(
-    image: torch.Tensor,
-    box: torch.Tensor,
-    flip: Optional[torch.Tensor],
-    size: List[int],
-    mean: Optional[List[float]] = None,
-    std: Optional[List[float]] = None,
-    to_float: bool = False,
-) -> torch.Tensor:
-    if _usable(image):
-        return torch.ops.jitvision_native.resized_crop(image, box, flip, size, mean, std, to_float)
-    return resized_crop_reference(image, box, flip, size, mean, std, to_float)
-
-
-def resize_center_crop(
-    image: torch.Tensor,
-    size: List[int],
-    max_size: Optional[int] = None,
-    crop_size: Optional[List[int]] = None,
-    mean: Optional[List[float]] = None,
-    std: Optional[List[float]] = None,
-    to_float: bool = False,
-) -> torch.Tensor:
-    if _usable(image):
-        return torch.ops.jitvision_native.resize_center_crop(image, size, max_size, crop_size, mean, std, to_float)
-    return resize_center_crop_reference(image, size, max_size, crop_size, mean, std, to_float)
 
 
 # ---- fake impls: the static output shape, so dynamo/export keep each op as one node --------------------------

@@ -166,15 +166,14 @@ class CaseChecks:
             return None
         return counter.frame_count
 
-    def _python_only(self, mode: str) -> Optional[Dict[str, Cell]]:
-        reason = self.entry.case.python_only
-        return None if reason is None else {name: Cell(NA, reason) for name in MODE_CELLS[mode]}
+    def _not_applicable(self, mode: str, reason: str) -> Dict[str, Cell]:
+        return {name: Cell(NA, reason) for name in MODE_CELLS[mode]}
 
     def compile(self) -> Dict[str, Cell]:
-        if self._python_only("compile"):
-            return self._python_only("compile")
+        if self.entry.case.python_only:
+            return self._not_applicable("compile", self.entry.case.python_only)
         if self.kind == "PIL":
-            return {name: Cell(NA, "the compiler traces tensors, not PIL images") for name in MODE_CELLS["compile"]}
+            return self._not_applicable("compile", "the compiler traces tensors, not PIL images")
         compiled, counter = self._compiled(dynamic=False)
         try:
             out = _seeded(compiled, self.x)
@@ -276,8 +275,8 @@ class CaseChecks:
             return None, f"scripted module calling it, save/load: {one_line(exc)}", None
 
     def script(self) -> Cell:
-        if self._python_only("script"):
-            return self._python_only("script")["script"]
+        if self.entry.case.python_only:
+            return Cell(NA, self.entry.case.python_only)
         if self.kind not in PLAIN_KINDS:
             return Cell(NA, "TorchScript runs on plain tensors")
         loaded, reason, fallback = self._scripted()
@@ -296,10 +295,10 @@ class CaseChecks:
     # ---- torch.export -----------------------------------------------------------------------------------------
 
     def export(self) -> Dict[str, Cell]:
-        if self._python_only("export"):
-            return self._python_only("export")
+        if self.entry.case.python_only:
+            return self._not_applicable("export", self.entry.case.python_only)
         if self.kind == "PIL":
-            return {name: Cell(NA, "export traces tensors, not PIL images") for name in MODE_CELLS["export"]}
+            return self._not_applicable("export", "export traces tensors, not PIL images")
         cells = {"export": self._export_static()}
         cells["export_dynamic"] = self._export_dynamic(cells["export"])
         return cells

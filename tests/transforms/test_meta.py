@@ -135,7 +135,8 @@ def test_convert_bounding_box_format_bad_input():
 @pytest.mark.parametrize("dtype", [torch.float32, torch.int64])
 @pytest.mark.parametrize("mode", ["soft", "hard", None])
 def test_clamp_bounding_boxes_matches_torchvision(format, dtype, mode):
-    boxes = tv_tensors.wrap(_boxes_outside(format, dtype), like=_boxes_outside(format, dtype), clamping_mode=mode)
+    outside = _boxes_outside(format, dtype)
+    boxes = tv_tensors.wrap(outside, like=outside, clamping_mode=mode)
     expected = tv_functional.clamp_bounding_boxes(to_torchvision(boxes))
     assert_matches_oracle(F.clamp_bounding_boxes(boxes), expected)
     plain = boxes.as_subclass(torch.Tensor)
