@@ -1,5 +1,6 @@
 """CenterCrop and RandomCrop."""
 
+import math
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import torch
@@ -83,7 +84,21 @@ class RandomCrop(PaddingTransform):
         return [left, top, right, bottom, padded_height, padded_width]
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        if not torch.jit.is_scripting():
+            if not is_tracing():
+                return self._draw_eager(height, width, device)
         return {"top_left": self._offsets([], height, width, device)}
+
+    @torch.jit.unused
+    def _draw_eager(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        # The same draw and float64 arithmetic as _offsets on Python floats (a dozen tiny tensor ops cost ~10x more).
+        plan = self._plan(height, width)
+        dtype = torch.float32 if device.type == "mps" else torch.float64
+        u_top, u_left = uniform([2], self._rng(), device, dtype).tolist()
+        room_height, room_width = plan[4] - self.size[0], plan[5] - self.size[1]
+        top = min(math.floor(u_top * (room_height + 1)), room_height)
+        left = min(math.floor(u_left * (room_width + 1)), room_width)
+        return {"top_left": torch.tensor([top, left], dtype=torch.int64, device=device)}
 
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         return {"top_left": self._offsets([batch_size], height, width, device)}
