@@ -237,7 +237,9 @@ def test_random_crop_with_given_offset_matches_torchvision_functionals(padding_m
     assert_matches_oracle(transform(image), tv_functional.crop(padded, 4, 1, 15, 20))
 
 
-@pytest.mark.parametrize("kwargs", [dict(size=5), dict(size=(9, 3), padding=[1, 2, 3, 4]), dict(size=40, pad_if_needed=True)])
+@pytest.mark.parametrize(
+    "kwargs", [dict(size=5), dict(size=(9, 3), padding=[1, 2, 3, 4]), dict(size=40, pad_if_needed=True)]
+)
 def test_random_crop_eager_draw_equals_the_tensor_draw(kwargs):
     eager = T.RandomCrop(**kwargs, generator=torch.Generator().manual_seed(2))
     traced = T.RandomCrop(**kwargs, generator=torch.Generator().manual_seed(2))
