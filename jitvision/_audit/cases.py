@@ -121,6 +121,11 @@ FUNCTIONAL_CASES: Dict[str, Case] = {
     "pil_to_tensor": Case(kinds=("PIL",)),
     "to_pil_image": Case(kinds=("float", "uint8", "Image"), python_only=_NOT_A_TENSOR),
     "to_pure_tensor": Case(kinds=("Image", "Video", "Mask", "BoundingBoxes", "KeyPoints")),
+    "sanitize_bounding_boxes": Case(
+        kinds=("BoundingBoxes", "boxes"),
+        plain_kwargs={"format": BoxFormat("XYXY"), "canvas_size": list(FIXED_SIZE)},
+    ),
+    "sanitize_keypoints": Case(kinds=("KeyPoints", "points"), plain_kwargs={"canvas_size": list(FIXED_SIZE)}),
     "five_crop": Case({"size": [12, 16]}, kinds=("float", "uint8", "Image", "Video")),
     "ten_crop": Case({"size": [12, 16], "vertical_flip": True}, kinds=("float", "uint8", "Image", "Video")),
 }
@@ -142,6 +147,8 @@ CLASS_CASES: Dict[str, Case] = {
     "PILToTensor": Case(kinds=("PIL",)),
     "Identity": Case(),
     "Lambda": Case({"lambd": _flip_last}, kinds=("float", "uint8", "Image")),
+    "SanitizeBoundingBoxes": Case(kinds=("detection",)),
+    "SanitizeKeyPoints": Case(kinds=("KeyPoints",)),
     "FiveCrop": Case({"size": 12}, kinds=("float", "uint8", "Image", "Video")),
     "TenCrop": Case({"size": 12}, kinds=("float", "uint8", "Image", "Video")),
 }

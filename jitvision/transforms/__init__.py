@@ -8,6 +8,7 @@ from ._geometry._flip import RandomHorizontalFlip, RandomVerticalFlip
 from ._geometry._pad import Pad
 from ._geometry._resize import RandomResizedCrop, Resize
 from ._misc import Identity, Lambda, Normalize, ToDtype
+from ._sanitize import SanitizeBoundingBoxes, SanitizeKeyPoints
 from ._transform import RandomApplyTransform, Transform
 from ._type_conversion import PILToTensor, ToImage, ToPILImage, ToPureTensor
 from .functional._geometry._interpolation import InterpolationMode

@@ -89,4 +89,5 @@ from ._misc import (
     to_dtype_image,
     to_dtype_video,
 )
+from ._sanitize import sanitize_bounding_boxes, sanitize_keypoints
 from ._type_conversion import pil_to_tensor, to_image, to_pil_image, to_pure_tensor
