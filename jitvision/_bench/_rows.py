@@ -4,34 +4,50 @@ Torch libraries (jitvision, torchvision v2) are built from torchvision's class n
 a class that does not exist yet makes that variant "unavailable" (with the reason) instead of failing the run.
 Random transforms get p=1, so the work is always done. Parameters, matched as closely as the APIs allow:
 
-| row | torchvision v2 / jitvision | albumentations 2.0.8 | kornia 0.9 (float input) |
-|---|---|---|---|
-| Resize | Resize((256, 256)), bilinear, antialias=True | Resize(256, 256, INTER_AREA) (cv2's antialiased downscale) | Resize((256, 256), antialias=True) |
-| RandomCrop | RandomCrop(128) | RandomCrop(128, 128) | RandomCrop((128, 128)) |
-| CenterCrop | CenterCrop(128) | CenterCrop(128, 128) | CenterCrop(128) |
-| RandomResizedCrop | RandomResizedCrop(224), scale (0.08, 1), ratio (3/4, 4/3), bilinear, antialias | RandomResizedCrop((224, 224)), same scale/ratio, INTER_LINEAR | RandomResizedCrop((224, 224)), same |
-| HorizontalFlip | RandomHorizontalFlip(p=1) | HorizontalFlip(p=1) | RandomHorizontalFlip(p=1) |
-| VerticalFlip | RandomVerticalFlip(p=1) | VerticalFlip(p=1) | RandomVerticalFlip(p=1) |
-| Pad | Pad(10, fill=0, constant) | Pad(10, fill=0, BORDER_CONSTANT) | – (no Pad class) |
-| Normalize | ToDtype(float32, scale=True) + Normalize(ImageNet) on uint8 | Normalize(ImageNet, max_pixel_value=255) on uint8 | Normalize(ImageNet) on the float input (no conversion) |
-| Brightness | ColorJitter(brightness=(1.2, 1.2)) | RandomBrightnessContrast(brightness (0.2, 0.2), contrast 0) (additive) | RandomBrightness((1.2, 1.2)) (additive) |
-| Contrast | ColorJitter(contrast=(1.2, 1.2)) | RandomBrightnessContrast(brightness 0, contrast (0.2, 0.2)) | RandomContrast((1.2, 1.2)) |
-| Saturation | ColorJitter(saturation=(1.5, 1.5)) | ColorJitter(1, 1, (1.5, 1.5), 0) (runs all four steps) | RandomSaturation((1.5, 1.5)) |
-| Hue | ColorJitter(hue=(0.05, 0.05)) | ColorJitter(1, 1, 1, (0.05, 0.05)) (runs all four steps) | RandomHue((0.05, 0.05)) |
-| ColorJitter | ColorJitter(0.4, 0.4, 0.4, 0.1) | ColorJitter(0.4, 0.4, 0.4, 0.1, p=1) | ColorJitter(0.4, 0.4, 0.4, 0.1) |
-| Grayscale | Grayscale(num_output_channels=3) | ToGray(3, weighted_average, p=1) | RandomGrayscale(p=1) |
-| Sharpen | RandomAdjustSharpness(2.0, p=1) | Sharpen(alpha (0.5, 0.5), lightness (1, 1), p=1) (a different kernel) | RandomSharpness((2, 2), p=1)|
-| Posterize | RandomPosterize(4, p=1) | Posterize(4, p=1) | RandomPosterize((4, 4), p=1) |
-| Solarize | RandomSolarize(128, p=1) | Solarize(threshold_range (0.5, 0.5), p=1) | RandomSolarize(thresholds=0, additions=0, p=1) (threshold 0.5) |
-| Equalize | RandomEqualize(p=1) | Equalize(p=1) (cv, per channel) | RandomEqualize(p=1) |
-| AutoContrast | RandomAutocontrast(p=1) | AutoContrast(p=1) | RandomAutoContrast(p=1) |
-| Invert | RandomInvert(p=1) | InvertImg(p=1) | RandomInvert(p=1) |
-| ChannelPermutation | RandomChannelPermutation() | ChannelShuffle(p=1) | RandomChannelShuffle(p=1) |
-| Rotate | RandomRotation(45), bilinear, fill 0 | Rotate(45, INTER_LINEAR, BORDER_CONSTANT, p=1) | RandomRotation(45.0, p=1) |
-| Affine | RandomAffine(25, translate (0.1, 0.1), scale (0.9, 1.1), shear 10), bilinear | Affine(rotate +-25, translate_percent +-0.1, scale (0.9, 1.1), shear +-10, p=1) | RandomAffine(25, (0.1, 0.1), (0.9, 1.1), 10, p=1) |
-| Perspective | RandomPerspective(0.2, p=1), bilinear | Perspective(scale (0.05, 0.1), p=1) (its own corner jitter) | RandomPerspective(0.2, p=1) |
-| Elastic | ElasticTransform(alpha=50, sigma=5), bilinear | ElasticTransform(alpha=50, sigma=5, INTER_LINEAR, p=1) | RandomElasticTransform((31, 31), sigma (5, 5), alpha (0.1, 0.1), p=1) (alpha is relative) |
+Per row: torchvision v2 and jitvision (TV), albumentations 2.0.8 (A), kornia 0.9 on its float input (K).
 
+- Resize: TV Resize((256, 256)), bilinear, antialias=True; A Resize(256, 256, INTER_AREA) (cv2's
+  antialiased downscale); K Resize((256, 256), antialias=True).
+- RandomCrop: TV RandomCrop(128); A RandomCrop(128, 128); K RandomCrop((128, 128)).
+- CenterCrop: TV CenterCrop(128); A CenterCrop(128, 128); K CenterCrop(128).
+- RandomResizedCrop: TV RandomResizedCrop(224), scale (0.08, 1), ratio (3/4, 4/3), bilinear, antialias=True;
+  A RandomResizedCrop((224, 224)), same scale and ratio, INTER_LINEAR; K RandomResizedCrop((224, 224)), same.
+- HorizontalFlip / VerticalFlip: TV RandomHorizontalFlip(p=1) / RandomVerticalFlip(p=1); A HorizontalFlip /
+  VerticalFlip(p=1); K RandomHorizontalFlip / RandomVerticalFlip(p=1).
+- Pad: TV Pad(10, fill=0, "constant"); A Pad(10, fill=0, BORDER_CONSTANT); K – (kornia has no Pad class).
+- Normalize: TV ToDtype(float32, scale=True) then Normalize(ImageNet mean/std), on uint8; A Normalize(ImageNet,
+  max_pixel_value=255) on uint8; K Normalize(ImageNet) on the float input (its conversion is not timed).
+- Brightness: TV ColorJitter(brightness=(1.2, 1.2)); A RandomBrightnessContrast(brightness_limit=(0.2, 0.2),
+  contrast_limit=0) (additive); K RandomBrightness((1.2, 1.2)) (additive).
+- Contrast: TV ColorJitter(contrast=(1.2, 1.2)); A RandomBrightnessContrast(brightness_limit=0,
+  contrast_limit=(0.2, 0.2)); K RandomContrast((1.2, 1.2)).
+- Saturation: TV ColorJitter(saturation=(1.5, 1.5)); A ColorJitter with identity brightness/contrast/hue and
+  saturation (1.5, 1.5) (it runs all four steps); K RandomSaturation((1.5, 1.5)).
+- Hue: TV ColorJitter(hue=(0.05, 0.05)); A ColorJitter with identity brightness/contrast/saturation and hue
+  (0.05, 0.05) (all four steps); K RandomHue((0.05, 0.05)).
+- ColorJitter: TV ColorJitter(0.4, 0.4, 0.4, 0.1); A ColorJitter(0.4, 0.4, 0.4, 0.1, p=1); K the same.
+- Grayscale: TV Grayscale(num_output_channels=3); A ToGray(3, "weighted_average"); K RandomGrayscale(p=1).
+- Sharpen: TV RandomAdjustSharpness(2.0, p=1); A Sharpen(alpha=(0.5, 0.5), lightness=(1, 1)) (a different
+  kernel); K RandomSharpness((2, 2), p=1).
+- Posterize: TV RandomPosterize(4, p=1); A Posterize(4); K RandomPosterize((4, 4), p=1).
+- Solarize: TV RandomSolarize(128, p=1); A Solarize(threshold_range=(0.5, 0.5)); K RandomSolarize(thresholds=0,
+  additions=0, p=1) (threshold 0.5).
+- Equalize: TV RandomEqualize(p=1); A Equalize() (cv, per channel); K RandomEqualize(p=1).
+- AutoContrast: TV RandomAutocontrast(p=1); A AutoContrast(); K RandomAutoContrast(p=1).
+- Invert: TV RandomInvert(p=1); A InvertImg(); K RandomInvert(p=1).
+- ChannelPermutation: TV RandomChannelPermutation(); A ChannelShuffle(); K RandomChannelShuffle(p=1).
+- Rotate: TV RandomRotation(45), bilinear, fill 0; A Rotate(45, INTER_LINEAR, BORDER_CONSTANT); K
+  RandomRotation(45, p=1).
+- Affine: TV RandomAffine(25, translate=(0.1, 0.1), scale=(0.9, 1.1), shear=10), bilinear, fill 0; A
+  Affine(rotate=(-25, 25), translate_percent=(-0.1, 0.1), scale=(0.9, 1.1), shear=(-10, 10), INTER_LINEAR);
+  K RandomAffine(25, (0.1, 0.1), (0.9, 1.1), 10, p=1).
+- Perspective: TV RandomPerspective(0.2, p=1), bilinear, fill 0; A Perspective(scale=(0.05, 0.1), INTER_LINEAR)
+  (its own corner jitter); K RandomPerspective(0.2, p=1).
+- Elastic: TV ElasticTransform(alpha=50, sigma=5), bilinear; A ElasticTransform(alpha=50, sigma=5,
+  INTER_LINEAR); K RandomElasticTransform((31, 31), sigma=(5, 5), alpha=(0.1, 0.1), p=1) (alpha relative to the
+  size: about 50 px on these images).
+
+All albumentations transforms get p=1.
 Outputs are made contiguous (``.contiguous()``, ``np.ascontiguousarray``), as the albumentations benchmark does.
 """
 
@@ -206,9 +222,7 @@ ROWS: List[Row] = [
     Row(
         "Rotate",
         lambda ns: cls(ns, "RandomRotation")(45, interpolation=_interp(ns), fill=0),
-        lambda A, cv2: A.Rotate(
-            limit=45, interpolation=cv2.INTER_LINEAR, border_mode=cv2.BORDER_CONSTANT, fill=0, p=1
-        ),
+        lambda A, cv2: A.Rotate(limit=45, interpolation=cv2.INTER_LINEAR, border_mode=cv2.BORDER_CONSTANT, fill=0, p=1),
         lambda K: K.RandomRotation(45.0, p=1.0),
     ),
     Row(

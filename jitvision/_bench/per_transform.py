@@ -7,10 +7,11 @@ before timing). A timed call is one pass over the image list, each output made c
 timed in interleaved rounds and keep their best round (see ``_timing.interleaved``); the result is images per
 second.
 
-Variants: jitvision eager, jitvision compiled (``torch.compile(transform, dynamic=False)``, inductor: one graph
-per image size, all warmed up before timing; the graphs compiled are counted, and a compile during timing is
-reported), torchvision v2 eager, albumentations, kornia. Ratios: jitvision's best variant over albumentations
-and over torchvision (above 1: jitvision is faster). Each row's parameters are in ``_rows``.
+Variants: jitvision eager; jitvision compiled (``torch.compile(transform)``, inductor, with dynamo's
+``dynamic=False`` settings applied once around the run, see ``_timing.static_shapes``: one graph per image
+size, all warmed up before timing; the graphs are counted, and a compile during timing is reported);
+torchvision v2 eager; albumentations; kornia. Ratios: jitvision's best variant over albumentations and over
+torchvision (above 1: jitvision is faster). Each row's parameters are in ``_rows``.
 """
 
 import sys
@@ -21,7 +22,15 @@ import torch
 
 from . import _photos
 from ._rows import MISSING_REASON, ROWS, Row
-from ._timing import Unavailable, allow_recompiles, compile_static, failure, interleaved
+from ._timing import (
+    Unavailable,
+    allow_recompiles,
+    compile_static,
+    failure,
+    import_peers,
+    interleaved,
+    static_shapes,
+)
 
 # (library, mode), in table order.
 VARIANTS: List[Tuple[str, str]] = [
@@ -194,14 +203,16 @@ def run(
     torch.set_num_threads(1)
     if images is None:
         images = _photos.load_photos()[0]
+    import_peers()
     inputs = preload(images)
     allow_recompiles(len({tuple(image.shape) for image in images}) + 8)
     results = []
-    for row in rows:
-        result = run_row(row, inputs, variants, min_run_time, rounds, backend)
-        if log is not None:
-            log(_log_line(result))
-        results.append(result)
+    with static_shapes():
+        for row in rows:
+            result = run_row(row, inputs, variants, min_run_time, rounds, backend)
+            if log is not None:
+                log(_log_line(result))
+            results.append(result)
     return results
 
 
