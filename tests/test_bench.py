@@ -195,7 +195,7 @@ def test_per_transform_rows_on_tiny_images(monkeypatch):
     lines = table.splitlines()
     assert lines[0].startswith("| transform | jitvision eager | jitvision compiled |")
     assert lines[5].startswith("| Missing | – | – | – |")
-    assert "- Missing / jitvision eager: jitvision.transforms has no NoSuchTransform" in lines
+    assert "- Missing / jitvision eager, jitvision compiled: jitvision.transforms has no NoSuchTransform" in lines
     assert any(line.startswith("Graphs compiled") and "Pad=2" in line for line in lines)
 
 

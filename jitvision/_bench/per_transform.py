@@ -241,14 +241,14 @@ def format_markdown(results: Sequence[Dict[str, Any]], variants: Sequence[Tuple[
     """A markdown table (images/s, higher is better), then the reasons of the "–" cells."""
     header = ["transform", *[_key(*v) for v in variants], "jv best / alb", "jv best / tv"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    notes: List[str] = []
+    notes: Dict[Tuple[str, str], List[str]] = {}  # (row, reason) -> variants
     for result in results:
         cells = [result["row"]]
         for variant in variants:
             cell = result["variants"].get(_key(*variant))
             cells.append(_cell(cell))
             if cell is not None and cell.get("unavailable"):
-                notes.append(f"{result['row']} / {_key(*variant)}: {cell['unavailable']}")
+                notes.setdefault((result["row"], cell["unavailable"]), []).append(_key(*variant))
         cells += [_ratio(result.get("vs_albumentations")), _ratio(result.get("vs_torchvision"))]
         lines.append("| " + " | ".join(cells) + " |")
     graphs = [
@@ -259,7 +259,8 @@ def format_markdown(results: Sequence[Dict[str, Any]], variants: Sequence[Tuple[
     if graphs:
         lines += ["", "Graphs compiled per jitvision row (expected: one per image size): " + ", ".join(graphs)]
     if notes:
-        lines += ["", "Unavailable (–):"] + [f"- {note}" for note in notes]
+        lines += ["", "Unavailable (–):"]
+        lines += [f"- {row} / {', '.join(keys)}: {reason}" for (row, reason), keys in notes.items()]
     return "\n".join(lines)
 
 
