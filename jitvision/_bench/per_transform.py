@@ -15,6 +15,7 @@ torchvision (above 1: jitvision is faster). Each row's parameters are in ``_rows
 """
 
 import sys
+import time
 import warnings
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -141,6 +142,7 @@ def run_row(
 ) -> Dict[str, Any]:
     """One row: ``{"row": name, "variants": {"library mode": {"images_per_s", "unavailable", "graphs", ...}},
     "vs_albumentations", "vs_torchvision"}``."""
+    started = time.perf_counter()
     torch._dynamo.reset()  # a fresh cache per row: the compiled transforms of other rows do not crowd it
     result: Dict[str, Any] = {"row": row.name, "variants": {}}
     runnable: List[Tuple[str, Callable[[], None], Any, int]] = []
@@ -175,6 +177,7 @@ def run_row(
         if counter is not None and counter.graphs != graphs:
             cell["recompiled_during_timing"] = counter.graphs - graphs
     result.update(ratios(result["variants"]))
+    result["seconds"] = time.perf_counter() - started  # wall time of the row: builds, compiles, warm-up, timing
     return result
 
 
@@ -221,7 +224,7 @@ def _log_line(result: Dict[str, Any]) -> str:
     for key, cell in result["variants"].items():
         value = cell["images_per_s"]
         cells.append(f"{key}={value:.0f}/s" if value is not None else f"{key}=n/a")
-    return f"{result['row']:<19} " + "  ".join(cells)
+    return f"{result['row']:<19} " + "  ".join(cells) + f"  ({result.get('seconds', 0):.0f} s)"
 
 
 def _cell(cell: Optional[Dict[str, Any]]) -> str:
