@@ -12,6 +12,20 @@ Variants: jitvision eager; jitvision compiled (``torch.compile(transform)``, ind
 size, all warmed up before timing; the graphs are counted, and a compile during timing is reported);
 torchvision v2 eager; albumentations; kornia. Ratios: jitvision's best variant over albumentations and over
 torchvision (above 1: jitvision is faster). Each row's parameters are in ``_rows``.
+
+Why the compiled variants lose on cheap rows (measured here, torch 2.14.1, AVX2, 1 thread; see the report of
+the bench branch for the numbers):
+
+- a fixed cost per call of any compiled callable (dynamo's frame and guard evaluation, AOTAutograd's runtime
+  wrapper): about 35-50 us for a bare function and 100-150 us for a jitvision transform module (its ~90 guards,
+  the ``Transform.__call__``/``nn.Module.__call__`` frames), against 15-200 us for the whole eager call of a crop
+  or a flip. ``torch.compile(..., dynamic=False)`` adds about 40 us more per call (it patches dynamo's config
+  around every call); the harness avoids that part (``_timing.static_shapes``);
+- inductor's CPU code for uint8 kernels: the vector tiling factor is the float32 lane count (8 on AVX2) whatever
+  the dtype, so a uint8 kernel moves 8 bytes per iteration through partial ``Vectorized<uint8_t>::loadu(ptr, 8)``
+  loads and stores: a compiled uint8 copy of 3x512x512 is ~30x slower than eager, and ``constant_pad_nd`` (masked
+  loads) ~60-90x (5-9 ms for a 512x512 image: the compiled Pad row). Ops that jitvision routes to its native
+  extension (flip_if, crop_at, resize_center_crop) avoid it; Pad does not.
 """
 
 import sys
