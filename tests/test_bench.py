@@ -272,7 +272,10 @@ def test_batch_variants_return_a_float_batch_or_say_why():
         except _timing.Unavailable as exc:
             assert str(exc)
             continue
-        out = fn(x if kind == "uint8" else x.float() / 255)
+        inpt = {"uint8": x, "float": x.float() / 255}.get(kind)
+        if kind == "batched":
+            inpt = batch_job._jitvision()[1].BatchedImages(x)
+        out = fn(inpt)
         assert out.shape == (2, 3, 32, 32) and out.dtype == torch.float32, name
 
 
