@@ -263,7 +263,7 @@ def test_batch_job_on_a_tiny_batch(monkeypatch):
 
 
 def test_batch_variants_return_a_float_batch_or_say_why():
-    x = batch_job.make_batch((2, 3, 40, 36))
+    x = batch_job.make_batch((1, 3, 40, 36)).expand(2, 3, 40, 36).contiguous()  # two copies of one image
     for name, mode in batch_job.VARIANTS:
         if mode != "eager":
             continue
@@ -275,8 +275,10 @@ def test_batch_variants_return_a_float_batch_or_say_why():
         inpt = {"uint8": x, "float": x.float() / 255}.get(kind)
         if kind == "batched":
             inpt = batch_job._jitvision()[1].BatchedImages(x)
+        torch.manual_seed(0)  # deterministic draws: two different crops of the two copies
         out = fn(inpt)
         assert out.shape == (2, 3, 32, 32) and out.dtype == torch.float32, name
+        assert not torch.equal(out[0], out[1]), f"{name}: one draw for the whole batch"  # per-sample crops
 
 
 def test_main_batch_quick(capsys):
