@@ -397,7 +397,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--styles", help="comma-separated: kernels,functional,compose,fused (default: all)")
     parser.add_argument("--modes", help="comma-separated: eager,compiled (default: both)")
     parser.add_argument("--only", help="--per-transform: comma-separated rows (default: all)")
-    parser.add_argument("--photos", help="--per-transform: comma-separated photographs (default: all)")
+    parser.add_argument(
+        "--photos",
+        help="--per-transform: comma-separated photographs, or all (default: astronaut,coffee,chelsea; all: +rocket)",
+    )
     parser.add_argument(
         "--synthetic", action="store_true", help="--per-transform: synthetic images instead of the photographs"
     )
@@ -410,7 +413,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument(
         "--min-run-time",
         type=float,
-        help="seconds per variant over all rounds (default 2.0; --per-transform: 0.5 per row and variant)",
+        help="seconds per variant over all rounds (default 2.0; --per-transform: 0.4 per row and variant)",
     )
     parser.add_argument("--rounds", type=int, help="interleaved rounds (default 7; --per-transform, --batch: 5)")
     parser.add_argument(
@@ -475,10 +478,14 @@ def _main_per_transform(args: argparse.Namespace) -> int:
     from ._bench import _photos, _rows, per_transform
 
     rows = [row for row in _rows.ROWS if row.name in _pick(args.only, _rows.ROW_NAMES, "row")]
-    photo_names = _pick(args.photos, [p[0] for p in _photos.PHOTOS], "photo")
+    all_photos = [p[0] for p in _photos.PHOTOS]
+    if args.photos is None:
+        photo_names = list(_photos.DEFAULT_PHOTOS)
+    else:
+        photo_names = all_photos if args.photos == "all" else _pick(args.photos, all_photos, "photo")
     images, names, label = _photos.load_photos(photo_names, synthetic=args.synthetic)
     variants = per_transform.VARIANTS
-    min_run_time = 0.5 if args.min_run_time is None else args.min_run_time
+    min_run_time = 0.4 if args.min_run_time is None else args.min_run_time
     rounds = 5 if args.rounds is None else args.rounds
     if args.quick:
         variants = [v for v in variants if v[1] == "eager"]

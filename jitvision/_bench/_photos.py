@@ -21,6 +21,11 @@ PHOTOS: Tuple[Tuple[str, str, int, int], ...] = (
 )
 
 
+# What ``--per-transform`` uses unless told otherwise: three sizes, i.e. three compiles per jitvision row (the
+# compiles dominate the run's time); ``--photos all`` adds rocket.
+DEFAULT_PHOTOS: Tuple[str, ...] = ("astronaut", "coffee", "chelsea")
+
+
 def skimage_data_dir() -> Optional[str]:
     """The ``data`` folder of the installed scikit-image, or None when it is not installed."""
     spec = importlib.util.find_spec("skimage")

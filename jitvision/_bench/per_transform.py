@@ -150,7 +150,7 @@ def run_row(
     row: Row,
     inputs: Dict[str, list],
     variants: Sequence[Tuple[str, str]] = VARIANTS,
-    min_run_time: float = 0.5,
+    min_run_time: float = 0.4,
     rounds: int = 5,
     backend: str = "inductor",
 ) -> Dict[str, Any]:
@@ -211,15 +211,15 @@ def run(
     rows: Sequence[Row] = ROWS,
     images: Optional[Sequence[torch.Tensor]] = None,
     variants: Sequence[Tuple[str, str]] = VARIANTS,
-    min_run_time: float = 0.5,
+    min_run_time: float = 0.4,
     rounds: int = 5,
     backend: str = "inductor",
     log: Optional[Callable[[str], None]] = None,
 ) -> List[Dict[str, Any]]:
-    """Every row (see ``run_row``) over ``images`` (HWC uint8 tensors; default: the photographs)."""
+    """Every row (see ``run_row``) over ``images`` (HWC uint8 tensors; default: the default photographs)."""
     torch.set_num_threads(1)
     if images is None:
-        images = _photos.load_photos()[0]
+        images = _photos.load_photos(_photos.DEFAULT_PHOTOS)[0]
     import_peers()
     inputs = preload(images)
     allow_recompiles(len({tuple(image.shape) for image in images}) + 8)
