@@ -121,6 +121,8 @@ FUNCTIONAL_CASES: Dict[str, Case] = {
     "pil_to_tensor": Case(kinds=("PIL",)),
     "to_pil_image": Case(kinds=("float", "uint8", "Image"), python_only=_NOT_A_TENSOR),
     "to_pure_tensor": Case(kinds=("Image", "Video", "Mask", "BoundingBoxes", "KeyPoints")),
+    "five_crop": Case({"size": [12, 16]}, kinds=("float", "uint8", "Image", "Video")),
+    "ten_crop": Case({"size": [12, 16], "vertical_flip": True}, kinds=("float", "uint8", "Image", "Video")),
 }
 
 CLASS_CASES: Dict[str, Case] = {
@@ -140,6 +142,8 @@ CLASS_CASES: Dict[str, Case] = {
     "PILToTensor": Case(kinds=("PIL",)),
     "Identity": Case(),
     "Lambda": Case({"lambd": _flip_last}, kinds=("float", "uint8", "Image")),
+    "FiveCrop": Case({"size": 12}, kinds=("float", "uint8", "Image", "Video")),
+    "TenCrop": Case({"size": 12}, kinds=("float", "uint8", "Image", "Video")),
 }
 
 
