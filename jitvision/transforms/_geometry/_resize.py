@@ -122,12 +122,13 @@ class RandomResizedCrop(Transform):
         return torch.rand(3, 10, dtype=dtype, generator=self._rng(), device=device)
 
     def _fallback(self, height: int, width: int) -> List[int]:
-        """[height, width] of torchvision's fallback: the whole image, its ratio clamped into ``ratio``."""
+        """[height, width] of torchvision's fallback: the whole image, its ratio clamped into ``ratio``; at least
+        one pixel (for an extreme ratio torchvision's rounding gives 0, and its crop then fails)."""
         in_ratio = float(width) / float(height)
         if in_ratio < self.ratio[0]:
-            return [int(round(width / self.ratio[0])), width]
+            return [max(int(round(width / self.ratio[0])), 1), width]
         if in_ratio > self.ratio[1]:
-            return [height, int(round(height * self.ratio[1]))]
+            return [height, max(int(round(height * self.ratio[1])), 1)]
         return [height, width]
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
