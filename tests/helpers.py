@@ -50,6 +50,27 @@ def assert_matches_oracle(actual: Any, expected: Any, *, float_atol: float = 1e-
                 assert (diff > 0).float().mean() < 0.01, f"{what}: {(diff > 0).float().mean():.2%} differ by 1"
 
 
+def hits_torch_width_one_bug(inpt: Any, out: Any, interpolation: Any, antialias: Any) -> bool:
+    """Whether torchvision's result for resizing ``inpt`` to ``out``'s size is wrong because of torch 2.14's
+    antialiased interpolate: a constant column for an output 1 pixel wide and taller, on float images and on uint8
+    ones with 5+ channels (issue 13, item 9; jitvision resizes the transposed image there)."""
+    mode = getattr(interpolation, "value", interpolation)
+    if not isinstance(inpt, torch.Tensor) or not isinstance(out, torch.Tensor) or out.ndim < 3 or inpt.ndim < 3:
+        return False
+    if type(inpt).__name__ in ("Mask", "BoundingBoxes", "KeyPoints") or antialias is False:
+        return False
+    if mode not in ("bilinear", "bicubic", "lanczos") or out.shape[-1] != 1 or out.shape[-2] <= 1:
+        return False
+    return inpt.dtype != torch.uint8 or inpt.shape[-3] >= 5
+
+
+def torchvision_resize_transposed(tv_functional: Any, inpt: Any, out_size: Sequence[int], **kwargs: Any) -> Any:
+    """torchvision's resize of the transposed image, transposed back: right where torch's width-1 bug hits."""
+    plain = inpt.as_subclass(torch.Tensor) if isinstance(inpt, torch.Tensor) else inpt
+    out = tv_functional.resize(plain.transpose(-1, -2), [out_size[1], out_size[0]], **kwargs).transpose(-1, -2)
+    return out if type(inpt) is torch.Tensor else type(inpt)(out)
+
+
 def to_torchvision(obj: Any) -> Any:
     """The same sample with jitvision tv_tensors replaced by torchvision's (for the oracle)."""
     import torchvision.tv_tensors as tvt

@@ -65,7 +65,8 @@ def _torch_resized_crop(image, box, size, flip):
         # item 9): the pure-PyTorch reference of the same arithmetic (the dense weights stay small here)
         return _native.resized_crop_reference(image, torch.tensor(box), torch.tensor(flip), size)
     try:
-        out = torch.nn.functional.interpolate(crop.clone(memory_format=torch.contiguous_format), size=size, mode="bilinear", antialias=True)
+        dense = crop.clone(memory_format=torch.contiguous_format)  # torch misreads some ambiguous 1-pixel strides
+        out = torch.nn.functional.interpolate(dense, size=size, mode="bilinear", antialias=True)
     except RuntimeError:
         # torch 2.14's uint8 antialiased kernel trips an internal assert for some 1-pixel-wide inputs (3x2x1 to
         # 1x1): the slow pure-PyTorch reference of the same arithmetic then (these inputs are tiny)

@@ -390,9 +390,9 @@ def test_center_crop_exports_when_the_image_may_be_smaller():
 @pytest.mark.parametrize(
     "call, error, match",
     [
-        (lambda: F.crop(make_image(), 0, 0, 0, 5), ValueError, "crop"),
+        (lambda: F.crop(make_image(), 0, 0, -1, 5), ValueError, "crop"),
         (lambda: F.crop(torch.zeros(5), 0, 0, 2, 2), ValueError, "crop"),
-        (lambda: F.center_crop(make_image(), [0, 3]), ValueError, "center_crop"),
+        (lambda: F.center_crop(make_image(), [-1, 3]), ValueError, "center_crop"),
         (lambda: F.center_crop(make_image(), [1, 2, 3]), ValueError, "center_crop"),
         (lambda: F.pad(make_image(), [1, 2, 3]), ValueError, "pad"),
         (lambda: F.pad(make_image(), "1"), TypeError, "pad"),

@@ -101,12 +101,17 @@ def convert_bounding_box_format(
         if old_format is None:
             raise ValueError("convert_bounding_box_format: plain tensors need old_format")
         op = "convert_bounding_box_format"
-        return convert_bounding_box_format_kernel(inpt, as_box_format(old_format, op), as_box_format(new_format, op))
+        old, new = as_box_format(old_format, op), as_box_format(new_format, op)
+        if old == new:  # the input itself, as torchvision returns it
+            return inpt
+        return convert_bounding_box_format_kernel(inpt, old, new)
     if kind_of(type(inpt)) is not BoundingBoxes:
         raise TypeError(f"convert_bounding_box_format: expected BoundingBoxes, got {type(inpt).__name__}")
     if old_format is not None:
         raise ValueError("convert_bounding_box_format: old_format must not be passed with BoundingBoxes")
     new = box_format_from(new_format, "convert_bounding_box_format")
+    if new == box_format_from(inpt.format):
+        return inpt
     out = convert_bounding_box_format_kernel(unwrap(inpt), box_format_from(inpt.format), new)
     return wrap(out, like=inpt, format=new)
 
@@ -135,12 +140,22 @@ def clamp_bounding_boxes(
     clamping_mode: Optional[str] = "auto",
 ) -> torch.Tensor:
     """Clip boxes to their canvas. Plain tensors need ``format``, ``canvas_size`` and a clamping mode."""
+    _check_clamping_mode(clamping_mode)
     if torch.jit.is_scripting() or is_pure_tensor(inpt):
         if format is None or canvas_size is None or (clamping_mode is not None and clamping_mode == "auto"):
             raise ValueError("clamp_bounding_boxes: plain tensors need format, canvas_size and clamping_mode")
         box_format = as_box_format(format, "clamp_bounding_boxes")
         return clamp_bounding_boxes_kernel(inpt, box_format, canvas_size, clamping_mode)
+    if format is not None or canvas_size is not None:
+        raise ValueError("clamp_bounding_boxes: format and canvas_size must not be passed with BoundingBoxes")
     return get_kernel(clamp_bounding_boxes, type(inpt))(inpt, clamping_mode=clamping_mode)
+
+
+def _check_clamping_mode(clamping_mode: Optional[str]) -> None:
+    if clamping_mode is not None and clamping_mode not in ["soft", "hard", "auto"]:
+        raise ValueError(
+            "clamp_bounding_boxes: clamping_mode must be 'soft', 'hard', 'auto' or None, got '" + clamping_mode + "'"
+        )
 
 
 @register_kernel(clamp_bounding_boxes, BoundingBoxes, tv_tensor_wrapper=False)
@@ -162,6 +177,8 @@ def clamp_keypoints(inpt: torch.Tensor, canvas_size: Optional[List[int]] = None)
         if canvas_size is None:
             raise ValueError("clamp_keypoints: plain tensors need canvas_size")
         return clamp_keypoints_kernel(inpt, canvas_size)
+    if canvas_size is not None:
+        raise ValueError("clamp_keypoints: canvas_size must not be passed with KeyPoints")
     return get_kernel(clamp_keypoints, type(inpt))(inpt)
 
 

@@ -98,6 +98,8 @@ def to_pil_image(pic: Any, mode: Optional[str] = None) -> PIL.Image.Image:
     if pic.ndim != 3:
         raise ValueError(f"to_pil_image: expected 2 or 3 dimensions, got {pic.ndim}")
     channels = pic.shape[-1]
+    if channels < 1 or pic.shape[0] < 1 or pic.shape[1] < 1:
+        raise ValueError(f"to_pil_image: expected a non-empty image, got shape {list(pic.shape)} (H, W, C)")
     if channels > 4:
         raise ValueError(f"to_pil_image: at most 4 channels are supported, got {channels}")
     if np.issubdtype(pic.dtype, np.floating) and mode != "F":
