@@ -30,8 +30,16 @@ def _runtime(name: str) -> str:
 
 def build() -> Path:
     env = dict(os.environ, JITVISION_SANITIZE="1")
-    cmd = [sys.executable, "setup.py", "-q", "build_ext", "--build-lib", str(BUILD / "lib"),
-           "--build-temp", str(BUILD / "tmp")]
+    cmd = [
+        sys.executable,
+        "setup.py",
+        "-q",
+        "build_ext",
+        "--build-lib",
+        str(BUILD / "lib"),
+        "--build-temp",
+        str(BUILD / "tmp"),
+    ]
     subprocess.run(cmd, cwd=ROOT, env=env, check=True)
     built = sorted((BUILD / "lib" / "jitvision").glob("_C*.so"))
     if not built:

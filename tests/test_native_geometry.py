@@ -82,8 +82,15 @@ def _cases(count: int):
         height, width = SHAPES[i % len(SHAPES)]
         layout = LAYOUTS[(i // len(SHAPES)) % len(LAYOUTS)]
         box = _box(rng, height, width)
-        yield pytest.param(rng.randrange(2**31), channels, (height, width), layout, box, _size(rng, *box[2:]),
-                           id=f"{i}-{channels}x{height}x{width}-{layout}")
+        yield pytest.param(
+            rng.randrange(2**31),
+            channels,
+            (height, width),
+            layout,
+            box,
+            _size(rng, *box[2:]),
+            id=f"{i}-{channels}x{height}x{width}-{layout}",
+        )
 
 
 @pytest.mark.parametrize("seed, channels, hw, layout, box, size", list(_cases(250)))
@@ -157,8 +164,17 @@ def test_resize_center_crop_extreme_geometries_match_torchvision(seed):
 
 @pytest.mark.parametrize(
     "size, max_size, crop",
-    [([0], None, None), ([2, 0], None, None), ([2], 2, None), ([], None, None), ([2**62], None, None),
-     ([2], None, [0, 2]), ([2], None, [2, 2**62]), ([2], -1, None), ([], 2**62, None)],
+    [
+        ([0], None, None),
+        ([2, 0], None, None),
+        ([2], 2, None),
+        ([], None, None),
+        ([2**62], None, None),
+        ([2], None, [0, 2]),
+        ([2], None, [2, 2**62]),
+        ([2], -1, None),
+        ([], 2**62, None),
+    ],
 )
 def test_resize_center_crop_refuses_bad_sizes(size, max_size, crop):
     image = _image(random.Random(0), 3, 5, 7, "contiguous")
@@ -173,8 +189,14 @@ def test_resize_center_crop_refuses_an_empty_image():
 
 @pytest.mark.parametrize(
     "scale, ratio",
-    [([0.0, 1e308], [1e-300, 1e300]), ([1e-300, 1e-300], [1.0, 1.0]), ([1e300, 1e300], [1e-300, 1e-300]),
-     ([0.0, 0.0], [0.5, 2.0]), ([1.0, 1.0], [1e300, 1e300]), ([5.0, 9.0], [1e-9, 1e-9])],
+    [
+        ([0.0, 1e308], [1e-300, 1e300]),
+        ([1e-300, 1e-300], [1.0, 1.0]),
+        ([1e300, 1e300], [1e-300, 1e-300]),
+        ([0.0, 0.0], [0.5, 2.0]),
+        ([1.0, 1.0], [1e300, 1e300]),
+        ([5.0, 9.0], [1e-9, 1e-9]),
+    ],
 )
 @pytest.mark.parametrize("hw", [(1, 1), (1, 3000), (3000, 1), (9, 4)])
 def test_random_resized_crop_extreme_scale_and_ratio(scale, ratio, hw):
@@ -187,8 +209,15 @@ def test_random_resized_crop_extreme_scale_and_ratio(scale, ratio, hw):
 
 @pytest.mark.parametrize(
     "scale, ratio",
-    [([float("nan"), 1.0], [0.5, 2.0]), ([0.1, float("inf")], [0.5, 2.0]), ([0.1, 1.0], [float("-inf"), 2.0]),
-     ([0.1, 1.0], [0.5, float("nan")]), ([1.0, 0.1], [0.5, 2.0]), ([-0.1, 1.0], [0.5, 2.0]), ([0.1, 1.0], [2.0, 0.5])],
+    [
+        ([float("nan"), 1.0], [0.5, 2.0]),
+        ([0.1, float("inf")], [0.5, 2.0]),
+        ([0.1, 1.0], [float("-inf"), 2.0]),
+        ([0.1, 1.0], [0.5, float("nan")]),
+        ([1.0, 0.1], [0.5, 2.0]),
+        ([-0.1, 1.0], [0.5, 2.0]),
+        ([0.1, 1.0], [2.0, 0.5]),
+    ],
 )
 def test_random_resized_crop_refuses_non_finite_or_unordered_scale_and_ratio(scale, ratio):
     image = _image(random.Random(1), 3, 8, 8, "contiguous")

@@ -136,3 +136,48 @@ def test_generator_makes_draws_reproducible_and_is_refused_under_compile():
 def test_calling_without_inputs_is_a_type_error():
     with pytest.raises(TypeError, match="RandomHorizontalFlip"):
         T.RandomHorizontalFlip()()
+
+
+# ---- generator= in DataLoader workers (issue 13) ----------------------------------------------------------------
+
+
+class _CropDataset(torch.utils.data.Dataset):
+    """One image, cropped at random by a transform with its own generator: the output says which crop was drawn."""
+
+    def __init__(self, transform: T.Transform) -> None:
+        self.transform = transform
+        self.image = torch.arange(64 * 64, dtype=torch.float32).view(1, 64, 64)
+
+    def __len__(self) -> int:
+        return 8
+
+    def __getitem__(self, index: int) -> torch.Tensor:
+        return self.transform(self.image)
+
+
+def _epochs(loader_seed: int, epochs: int = 2) -> List[List[torch.Tensor]]:
+    transform = T.RandomResizedCrop(8, generator=torch.Generator().manual_seed(0))
+    loader = torch.utils.data.DataLoader(
+        _CropDataset(transform),
+        batch_size=None,
+        num_workers=2,
+        multiprocessing_context="fork",
+        generator=torch.Generator().manual_seed(loader_seed),
+    )
+    return [list(loader) for _ in range(epochs)]
+
+
+def test_a_generator_gives_each_dataloader_worker_and_epoch_its_own_reproducible_stream():
+    first, again, other = _epochs(1), _epochs(1), _epochs(2)
+    for epoch in first:
+        # samples alternate between the two workers: worker 0's k-th is epoch[2k], worker 1's is epoch[2k + 1]
+        assert not any(torch.equal(epoch[2 * k], epoch[2 * k + 1]) for k in range(4)), "workers repeat each other"
+    assert not any(torch.equal(a, b) for a, b in zip(first[0], first[1])), "epoch 2 repeats epoch 1"
+    assert all(torch.equal(a, b) for a, b in zip(sum(first, []), sum(again, []))), "not reproducible"
+    assert not all(torch.equal(a, b) for a, b in zip(first[0], other[0])), "the DataLoader's seed is ignored"
+
+
+def test_a_generator_is_used_as_it_is_outside_workers():
+    generator = torch.Generator().manual_seed(3)
+    transform = T.RandomResizedCrop(8, generator=generator)
+    assert transform._rng() is generator

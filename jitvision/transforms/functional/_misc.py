@@ -145,13 +145,18 @@ def to_dtype_video(video: torch.Tensor, dtype: torch.dtype = torch.float, scale:
 def convert_image_dtype(image: torch.Tensor, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """torchvision's legacy (deprecated) conversion: ``to_dtype_image(image, dtype, scale=True)`` for any tensor.
 
-    As in torchvision, every input is treated as an image, its values scaled, and the result is a plain tensor:
-    also for a Mask, BoundingBoxes or KeyPoints (use ``to_dtype`` to keep the kind and leave those unscaled).
+    As in torchvision, every input is treated as an image and its values scaled, also for a Mask, BoundingBoxes or
+    KeyPoints (use ``to_dtype`` to keep those unscaled); the result is a plain tensor except where torchvision
+    keeps the type (the same dtype: the input itself; float to float).
     Errors name ``to_dtype``."""
     if not torch.jit.is_scripting():
         _check_dtype(dtype)
         if not isinstance(image, torch.Tensor):
             raise TypeError(f"convert_image_dtype: expected a tensor, got {type(image).__name__}")
+        if image.dtype == dtype:  # the input itself, whatever its type, as torchvision returns it
+            return image
+        if image.is_floating_point() and dtype.is_floating_point:
+            return image.to(dtype)  # a tv_tensor stays one here, as torchvision's .to() keeps the type
         if type(image) is not torch.Tensor:
             image = unwrap(image)
     return to_dtype_image(image, dtype, scale=True)
