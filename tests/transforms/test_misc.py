@@ -437,7 +437,7 @@ def test_convert_image_dtype_scales_every_kind_and_returns_a_plain_tensor_like_t
         tv_tensors.Mask(torch.tensor([[[0, 1, 2]]], dtype=torch.uint8)),
         tv_tensors.Image(torch.randint(0, 256, (3, 4, 5), dtype=torch.uint8)),
         tv_tensors.BoundingBoxes(torch.tensor([[1, 2, 3, 4]]), format="XYXY", canvas_size=(10, 10)),
-        tv_tensors.KeyPoints(torch.tensor([[1.0, 2.0]]), canvas_size=(10, 10)),
+        tv_tensors.KeyPoints(torch.tensor([[0.25, 0.5]]), canvas_size=(10, 10)),  # in [0, 1]: no saturation
         torch.rand(3, 4, 5),
     ]
     for sample in samples:
