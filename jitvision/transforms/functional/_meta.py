@@ -49,12 +49,18 @@ def get_size(inpt: torch.Tensor) -> List[int]:
     raise TypeError(f"get_size: unsupported input type {type(inpt).__name__}")
 
 
+def _check_last_dim(tensor: torch.Tensor, size: int, op: str) -> None:
+    if tensor.ndim < 1 or tensor.shape[-1] != size:
+        raise ValueError(f"{op}: expected a tensor [..., {size}], got shape {list(tensor.shape)}")
+
+
 def convert_bounding_box_format_kernel(
     boxes: torch.Tensor, old_format: BoundingBoxFormat, new_format: BoundingBoxFormat
 ) -> torch.Tensor:
     """Boxes ``[..., 4]`` from one layout to another (a new tensor; the input is not modified)."""
     if old_format == new_format:
         return boxes.clone()
+    _check_last_dim(boxes, 4, "convert_bounding_box_format")
     a, b, c, d = boxes.unbind(-1)
     if old_format == BoundingBoxFormat.XYWH:
         x1, y1, x2, y2 = a, b, a + c, b + d
@@ -125,6 +131,7 @@ def clamp_bounding_boxes_kernel(
     """Boxes clipped to the canvas (computed in XYXY, returned in ``format`` and the input dtype)."""
     if clamping_mode is None:
         return boxes.clone()
+    _check_last_dim(boxes, 4, "clamp_bounding_boxes")
     xyxy = convert_bounding_box_format_kernel(boxes.float(), format, BoundingBoxFormat.XYXY)
     limits = torch.tensor(
         [canvas_size[1], canvas_size[0], canvas_size[1], canvas_size[0]], dtype=xyxy.dtype, device=xyxy.device
@@ -167,6 +174,7 @@ def _clamp_bounding_boxes_dispatch(inpt: torch.Tensor, clamping_mode: Optional[s
 
 def clamp_keypoints_kernel(keypoints: torch.Tensor, canvas_size: List[int]) -> torch.Tensor:
     """Keypoints clipped to pixel indices of the canvas: x in [0, W - 1], y in [0, H - 1]."""
+    _check_last_dim(keypoints, 2, "clamp_keypoints")
     limits = torch.tensor([canvas_size[1] - 1, canvas_size[0] - 1], dtype=torch.float32, device=keypoints.device)
     return torch.minimum(keypoints.float().clamp(min=0), limits).to(keypoints.dtype)
 

@@ -88,6 +88,8 @@ def to_pil_image(pic: Any, mode: Optional[str] = None) -> PIL.Image.Image:
     1 channel becomes "L"/"I;16"/"I"/"F" by dtype, and uint8 data with 2/3/4 channels "LA"/"RGB"/"RGBA".
     """
     if isinstance(pic, torch.Tensor):
+        if pic.dtype in (torch.bfloat16, torch.complex32) or pic.is_complex():
+            raise TypeError(f"to_pil_image: {pic.dtype} tensors have no PIL mode (convert to float32 or uint8 first)")
         if pic.ndim == 3:
             pic = pic.permute(1, 2, 0)
         pic = unwrap(pic).numpy(force=True) if type(pic) is not torch.Tensor else pic.numpy(force=True)

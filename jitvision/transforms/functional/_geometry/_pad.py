@@ -87,6 +87,8 @@ def _check_padded_extent(torch_padding: List[int], height: int, width: int, padd
             )
         if padding_mode == "edge" and kept == 0 and max(before, after) > 0:
             raise ValueError(f"pad: edge padding {torch_padding} of an empty image")
+        if padding_mode in ("edge", "reflect") and size + before + after == 0:
+            raise ValueError(f"pad: {padding_mode} padding {torch_padding} leaves an empty image")
 
 
 def _check_fill_fits(fill: float, dtype: torch.dtype) -> None:
@@ -184,17 +186,21 @@ def pad_image_pil(
 ) -> PIL.Image.Image:
     left, right, top, bottom = _parse_pad_padding(padding)
     _check_padding_mode(padding_mode)
+    # numpy's reflect/edge extend any image (as torchvision's PIL path does): only the negative amounts are checked
+    _check_padded_extent([left, right, top, bottom], image.height, image.width, "constant")
+    source = image
+    if min(left, right, top, bottom) < 0:  # negative amounts crop first, as on tensors
+        crop_box = (max(-left, 0), max(-top, 0), image.width - max(-right, 0), image.height - max(-bottom, 0))
+        image = image.crop(crop_box)
+        left, right, top, bottom = max(left, 0), max(right, 0), max(top, 0), max(bottom, 0)
     if padding_mode == "constant":
         out = PIL.ImageOps.expand(image, border=(left, top, right, bottom), fill=_pil_fill(fill, image))
     else:
-        if min(left, right, top, bottom) < 0:
-            crop_box = (max(-left, 0), max(-top, 0), image.width - max(-right, 0), image.height - max(-bottom, 0))
-            image = image.crop(crop_box)
         array = np.asarray(image)
         widths = [(max(top, 0), max(bottom, 0)), (max(left, 0), max(right, 0))] + [(0, 0)] * (array.ndim - 2)
         out = PIL.Image.fromarray(np.pad(array, widths, mode=padding_mode))
-    if image.mode == "P":
-        out.putpalette(image.getpalette())
+    if source.mode == "P":
+        out.putpalette(source.getpalette())
     return out
 
 

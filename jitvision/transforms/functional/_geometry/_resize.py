@@ -111,7 +111,7 @@ def _compute_resized_output_size(
     if size is None:
         assert max_size is not None
         longer = _sym_max(height, width)
-        return [max_size * height // longer, max_size * width // longer]
+        return _nonempty([max_size * height // longer, max_size * width // longer], [height, width], op)
     if len(size) == 2:
         return [size[0], size[1]]
     shorter = _sym_min(height, width)
@@ -122,7 +122,15 @@ def _compute_resized_output_size(
         new_longer = _sym_max(new_height, new_width)
         new_height = _sym_min(new_height, max_size * new_height // new_longer)
         new_width = _sym_min(new_width, max_size * new_width // new_longer)
-    return [new_height, new_width]
+    return _nonempty([new_height, new_width], [height, width], op)
+
+
+def _nonempty(new_size: List[int], old_size: List[int], op: str) -> List[int]:
+    """A computed output size that rounds to 0 (a 1x2 image with max_size=1) is refused, naming the op (torch's
+    interpolate would fail with a RuntimeError); not checked under dynamo, where sizes may be symbolic."""
+    if (torch.jit.is_scripting() or not is_tracing()) and (new_size[0] <= 0 or new_size[1] <= 0):
+        raise ValueError(op + ": the output size " + str(new_size) + " of the " + str(old_size) + " input is empty")
+    return new_size
 
 
 # ---- image kernels ------------------------------------------------------------------------------------------
@@ -256,11 +264,23 @@ def resize_image(
     antialias: Optional[bool] = True,
 ) -> torch.Tensor:
     """Resize ``[..., C, H, W]`` (float or uint8 natively; other dtypes through float32 and back)."""
-    mode = check_interpolation(interpolation, "resize")
+    return _resize_image(image, size, interpolation, max_size, antialias, "resize")
+
+
+def _resize_image(
+    image: torch.Tensor,
+    size: Optional[List[int]],
+    interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
+    max_size: Optional[int] = None,
+    antialias: Optional[bool] = True,
+    op: str = "resize",
+) -> torch.Tensor:
+    """Resize ``[..., C, H, W]`` (float or uint8 natively; other dtypes through float32 and back)."""
+    mode = check_interpolation(interpolation, op)
     if image.ndim < 3:
-        raise ValueError("resize: expected an image [..., C, H, W], got " + str(image.ndim) + " dimensions")
-    new_size = _compute_resized_output_size([image.shape[-2], image.shape[-1]], size, max_size, "resize")
-    return _interpolate_image(image, new_size, mode, antialias is True, "resize")
+        raise ValueError(op + ": expected an image [..., C, H, W], got " + str(image.ndim) + " dimensions")
+    new_size = _compute_resized_output_size([image.shape[-2], image.shape[-1]], size, max_size, op)
+    return _interpolate_image(image, new_size, mode, antialias is True, op)
 
 
 resize_video = resize_image
@@ -273,19 +293,31 @@ def resize_mask(
     max_size: Optional[int] = None,
 ) -> torch.Tensor:
     """Resize ``[..., H, W]`` masks; like torchvision, any mode other than NEAREST_EXACT means NEAREST."""
-    mode = check_interpolation(interpolation, "resize")
+    return _resize_mask(mask, size, interpolation, max_size, "resize")
+
+
+def _resize_mask(
+    mask: torch.Tensor,
+    size: Optional[List[int]],
+    interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
+    max_size: Optional[int] = None,
+    op: str = "resize",
+) -> torch.Tensor:
+    """Resize ``[..., H, W]`` masks; like torchvision, any mode other than NEAREST_EXACT means NEAREST."""
+    mode = check_interpolation(interpolation, op)
     if mode != InterpolationMode.NEAREST_EXACT:
         mode = InterpolationMode.NEAREST
     if mask.ndim < 2:
-        raise ValueError("resize: expected a mask [..., H, W], got " + str(mask.ndim) + " dimensions")
+        raise ValueError(op + ": expected a mask [..., H, W], got " + str(mask.ndim) + " dimensions")
     squeeze = mask.ndim == 2
     if squeeze:
         mask = mask.unsqueeze(0)
-    new_size = _compute_resized_output_size([mask.shape[-2], mask.shape[-1]], size, max_size, "resize")
-    out = _interpolate_image(mask, new_size, mode, False, "resize")
+    new_size = _compute_resized_output_size([mask.shape[-2], mask.shape[-1]], size, max_size, op)
+    out = _interpolate_image(mask, new_size, mode, False, op)
     return out.squeeze(0) if squeeze else out
 
 
+@torch.jit.unused
 def resize_image_pil(
     image: PIL.Image.Image,
     size: Optional[List[int]],
@@ -293,8 +325,20 @@ def resize_image_pil(
     max_size: Optional[int] = None,
 ) -> PIL.Image.Image:
     """Resize with Pillow itself (Pillow always antialiases)."""
-    mode = check_interpolation(interpolation, "resize")
-    new_height, new_width = _compute_resized_output_size([image.height, image.width], size, max_size, "resize")
+    return _resize_image_pil(image, size, interpolation, max_size, "resize")
+
+
+@torch.jit.unused
+def _resize_image_pil(
+    image: PIL.Image.Image,
+    size: Optional[List[int]],
+    interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
+    max_size: Optional[int] = None,
+    op: str = "resize",
+) -> PIL.Image.Image:
+    """Resize with Pillow itself (Pillow always antialiases)."""
+    mode = check_interpolation(interpolation, op)
+    new_height, new_width = _compute_resized_output_size([image.height, image.width], size, max_size, op)
     if (new_height, new_width) == (image.height, image.width):
         return image
     return image.resize((new_width, new_height), resample=pil_resample_code(mode))

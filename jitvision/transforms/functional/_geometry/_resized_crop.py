@@ -20,7 +20,7 @@ from .._dispatch import call_custom_op, get_kernel, is_pure_tensor, register_ker
 from .._meta import as_box_format, convert_bounding_box_format_kernel
 from ._crop import crop_image
 from ._interpolation import InterpolationMode, check_interpolation
-from ._resize import _compute_resized_output_size, resize_image, resize_image_pil, resize_mask
+from ._resize import _compute_resized_output_size, _resize_image, _resize_image_pil, _resize_mask
 
 
 def _check_region(height: int, width: int) -> None:
@@ -88,7 +88,7 @@ def resized_crop_image(
     if image.ndim < 3:
         raise ValueError("resized_crop: expected an image [..., C, H, W], got " + str(image.ndim) + " dimensions")
     image = crop_image(image, top, left, height, width)
-    return resize_image(image, size, interpolation=interpolation, antialias=antialias)
+    return _resize_image(image, size, interpolation, None, antialias, "resized_crop")
 
 
 resized_crop_video = resized_crop_image
@@ -102,7 +102,7 @@ def resized_crop_mask(
     if mask.ndim < 2:
         raise ValueError("resized_crop: expected a mask [..., H, W], got " + str(mask.ndim) + " dimensions")
     mask = crop_image(mask, top, left, height, width)
-    return resize_mask(mask, size)
+    return _resize_mask(mask, size, InterpolationMode.NEAREST, None, "resized_crop")
 
 
 def resized_crop_image_pil(
@@ -117,7 +117,7 @@ def resized_crop_image_pil(
     """Pillow's own crop (zero fill outside the image) and resize."""
     _check_region(height, width)
     image = image.crop((left, top, left + width, top + height))
-    return resize_image_pil(image, size, interpolation=interpolation)
+    return _resize_image_pil(image, size, interpolation, None, "resized_crop")
 
 
 def resized_crop_bounding_boxes(
