@@ -21,10 +21,10 @@ import pytest
 import torch
 import torchvision.transforms.v2 as tv_transforms
 import torchvision.transforms.v2.functional as tv_functional
-from torchvision import tv_tensors
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from torch.utils import _pytree as pytree
+from torchvision import tv_tensors
 
 import jitvision.transforms as T
 import jitvision.transforms.functional as F
