@@ -62,7 +62,11 @@ class Transform(nn.Module):
     def _forward_sample(self, sample: Any) -> Any:
         if type(sample) is torch.Tensor:  # the common single-image case skips flattening, not the leaf filter
             self.check_inputs([sample])
-            if not self._needs_transform_list([sample])[0]:
+            if type(self)._needs_transform_list is Transform._needs_transform_list:  # the rule, for one tensor
+                needed = isinstance(sample, self._transformed_types)
+            else:
+                needed = self._needs_transform_list([sample])[0]
+            if not needed:
                 return sample
             return self.transform(sample, self.make_params([sample]))
         flat_inputs, spec = pytree.tree_flatten(sample)
