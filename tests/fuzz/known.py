@@ -36,6 +36,10 @@ def values_differ_by_design(name: str, context: Dict[str, Any], inpt: Any, their
     """True where our values differ from torchvision's on purpose (compared by shape only then)."""
     if _saturates_where_torchvision_wraps(name, context, inpt):
         return True
+    if name in ("crop", "resized_crop") and context.get("kind") != "PIL":
+        top, left, height, width = (context.get(key, 0) for key in ("top", "left", "height", "width"))
+        if top + height < 0 or left + width < 0:
+            return True  # wholly above/left of the image: zeros of the requested size (torchvision's slice wraps)
     interpolation = context.get("interpolation", "bilinear")
     antialias = context.get("antialias", True)
     if name in ("resize", "resized_crop", "Resize", "Compose"):
