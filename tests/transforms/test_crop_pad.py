@@ -465,6 +465,8 @@ def test_bool_masks_pad_in_every_mode(padding_mode):
         (lambda: F.pad(torch.zeros(3, 4, 4, dtype=torch.int16), 1, fill=float("nan")), "pad: fill nan"),
         (lambda: F.pad(torch.rand(3, 4, 4), [4], padding_mode="reflect"), "pad: reflect padding"),
         (lambda: F.pad(torch.rand(3, 0, 4), [1], padding_mode="edge"), "pad: edge padding"),
+        (lambda: F.pad(PILImage.new("L", (1, 1)), [0, -1, 0, 1], padding_mode="edge"), "pad: edge padding"),
+        (lambda: F.pad(PILImage.new("L", (2, 2)), -2), "pad: padding .* removes more"),
     ],
 )
 def test_pad_errors_are_value_errors_naming_pad(call, match):

@@ -196,6 +196,8 @@ def pad_image_pil(
     if padding_mode == "constant":
         out = PIL.ImageOps.expand(image, border=(left, top, right, bottom), fill=_pil_fill(fill, image))
     else:
+        if (image.height == 0 and max(top, bottom) > 0) or (image.width == 0 and max(left, right) > 0):
+            raise ValueError(f"pad: {padding_mode} padding of an empty image (after the negative amounts crop it)")
         array = np.asarray(image)
         widths = [(max(top, 0), max(bottom, 0)), (max(left, 0), max(right, 0))] + [(0, 0)] * (array.ndim - 2)
         out = PIL.Image.fromarray(np.pad(array, widths, mode=padding_mode))

@@ -216,9 +216,9 @@ def _interpolate_image(
     if dtype == torch.uint8:
         # uint8 runs natively for nearest everywhere, and for bilinear/bicubic on CPU.
         native = align_corners is None or image.device.type == "cpu"
-        if antialias and num_channels == 3 and (torch.jit.is_scripting() or not is_tracing()):
-            # torch 2.14's uint8 antialiased kernel fails an internal assert for a 3-channel 1x1 output from a
-            # taller input (its output is then ambiguously channels-last): resample in float32 instead
+        if align_corners is not None and num_channels == 3 and (torch.jit.is_scripting() or not is_tracing()):
+            # torch 2.14's uint8 bilinear/bicubic/lanczos kernel fails an internal assert for a 3-channel 1x1 output
+            # from a taller input (the output is then ambiguously channels-last): resample in float32 instead
             if new_size[0] == 1 and new_size[1] == 1 and old_height > 1:
                 native = False
     image = image.reshape(-1, num_channels, old_height, old_width)
