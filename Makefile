@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench audit clean
+.PHONY: demo test sanitize fuzz lint bench audit clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,18 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m ruff check jitvision tests
 	$(PY) -m pytest -n 2 -q
+	$(MAKE) sanitize
+
+# The native kernel built with ASan + UBSan into build/sanitize (not over jitvision/_C*.so), and its tests run
+# against it (tests/run_sanitized.py). gcc ships libasan/libubsan (Debian/Ubuntu: libgcc-N-dev, pulled in by gcc).
+sanitize: $(STAMP)
+	@gcc -print-file-name=libasan.so | grep -q / || { echo "make sanitize: gcc's libasan is missing"; exit 1; }
+	$(PY) tests/run_sanitized.py
+
+# The property-based suite with a long budget (make test runs a small one): FUZZ_EXAMPLES examples per op.
+FUZZ_EXAMPLES ?= 400
+fuzz: $(STAMP)
+	JITVISION_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q -n 2 tests/fuzz
 
 lint: $(STAMP)
 	$(PY) -m ruff check jitvision tests

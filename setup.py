@@ -4,9 +4,15 @@ The package works without it (``jitvision._native.AVAILABLE`` is then False and 
 the extension is optional: no torch at build time, or no C++ compiler, builds a pure-Python package.
 Flags: -O3 only (no -march, no -ffast-math: the kernel must stay bit-exact and run on any x86-64); the hot loops
 carry GCC target_clones("avx2", "default"), picked at load time.
+JITVISION_SANITIZE=1 builds the sanitizer variant (ASan + UBSan, aborting on the first report) that `make
+sanitize` builds into build/sanitize and runs the native tests against; never install it.
 """
 
+import os
+
 from setuptools import setup
+
+_SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g"]
 
 
 def _extensions():
@@ -14,11 +20,13 @@ def _extensions():
         from torch.utils.cpp_extension import BuildExtension, CppExtension
     except ImportError:
         return [], {}
+    sanitize = os.environ.get("JITVISION_SANITIZE") == "1"
     ext = CppExtension(
         "jitvision._C",
         ["jitvision/csrc/resize.cpp"],
         depends=["jitvision/csrc/resize_kernel.h"],
-        extra_compile_args=["-O3", "-Wno-psabi"],
+        extra_compile_args=["-O3", "-Wno-psabi"] + (["-O1", *_SANITIZE] if sanitize else []),
+        extra_link_args=_SANITIZE if sanitize else [],
         optional=True,
     )
     return [ext], {"build_ext": BuildExtension.with_options(use_ninja=False)}

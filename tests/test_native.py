@@ -165,11 +165,11 @@ def test_native_channels_last_views_equal_contiguous_input(seed, channels):
 
 def test_native_bad_input():
     image = torch.randint(0, 256, (3, 20, 20), dtype=torch.uint8)
-    with pytest.raises(RuntimeError, match="uint8"):
+    with pytest.raises(TypeError, match="uint8"):
         torch.ops.jitvision_native.resized_crop(image.float(), torch.tensor([0, 0, 5, 5]), None, [4, 4])
-    with pytest.raises(RuntimeError, match="outside"):
+    with pytest.raises(ValueError, match="outside"):
         torch.ops.jitvision_native.resized_crop(image, torch.tensor([18, 0, 5, 5]), None, [4, 4])
-    with pytest.raises(RuntimeError, match="mean and std"):
+    with pytest.raises(ValueError, match="mean and std"):
         torch.ops.jitvision_native.resized_crop(image, torch.tensor([0, 0, 5, 5]), None, [4, 4], [0.5], [0.5], True)
 
 
@@ -223,11 +223,12 @@ def test_native_random_resized_crop_uses_each_transforms_generator():
 
 def test_native_random_resized_crop_bad_input():
     image = torch.randint(0, 256, (3, 20, 20), dtype=torch.uint8)
-    with pytest.raises(RuntimeError, match="random_resized_crop: size"):
+    with pytest.raises(ValueError, match="random_resized_crop: size"):
         torch.ops.jitvision_native.random_resized_crop(image, [4], [0.5, 1.0], [0.75, 1.33])
-    with pytest.raises(RuntimeError, match="random_resized_crop: scale and ratio"):
-        torch.ops.jitvision_native.random_resized_crop(image, [4, 4], [0.5, 1.0], [0.0, 1.33])
-    with pytest.raises(RuntimeError, match="uint8"):
+    for scale, ratio in (([0.5, 1.0], [0.0, 1.33]), ([float("nan"), 1.0], [0.75, 1.33]), ([0.5, 1.0], [0.75, 1e400])):
+        with pytest.raises(ValueError, match="random_resized_crop: scale and ratio"):
+            torch.ops.jitvision_native.random_resized_crop(image, [4, 4], scale, ratio)
+    with pytest.raises(TypeError, match="uint8"):
         torch.ops.jitvision_native.random_resized_crop(image.float(), [4, 4], [0.5, 1.0], [0.75, 1.33])
 
 

@@ -32,6 +32,12 @@ namespace {
 
 // ---- the ops --------------------------------------------------------------------------------------------------
 
+// The largest extent (input, crop, output or window side) the kernel takes: the plan holds per-output vectors and
+// the filter code computes in int/double, so larger values are refused rather than wrapped.
+constexpr int64_t kMaxExtent = int64_t{1} << 31;
+
+bool in_range(int64_t v) { return v >= 0 && v <= kMaxExtent; }
+
 // `into`, when given, is the contiguous output to write (a row of a batch's output); else one is allocated.
 at::Tensor run(const at::Tensor& image, int64_t crop_top, int64_t crop_left, int64_t crop_h, int64_t crop_w,
                int64_t out_h, int64_t out_w, int64_t win_top, int64_t win_left, int64_t win_h, int64_t win_w,
@@ -39,20 +45,29 @@ at::Tensor run(const at::Tensor& image, int64_t crop_top, int64_t crop_left, int
                const std::optional<at::ArrayRef<double>>& std, bool to_float,
                const at::Tensor* into = nullptr) {
   TORCH_CHECK(image.device().is_cpu(), "jitvision_native: expected a CPU tensor, got ", image.device());
-  TORCH_CHECK(image.scalar_type() == at::kByte, "jitvision_native: expected a uint8 image, got ",
-              image.scalar_type());
-  TORCH_CHECK(image.dim() >= 3, "jitvision_native: expected an image of shape [..., C, H, W], got ", image.sizes());
+  TORCH_CHECK_TYPE(image.scalar_type() == at::kByte, "jitvision_native: expected a uint8 image, got ",
+                   image.scalar_type());
+  TORCH_CHECK_VALUE(image.dim() >= 3, "jitvision_native: expected an image of shape [..., C, H, W], got ",
+                    image.sizes());
   const int64_t C = image.size(-3), H = image.size(-2), W = image.size(-1);
-  TORCH_CHECK(crop_h > 0 && crop_w > 0 && crop_top >= 0 && crop_left >= 0 && crop_top + crop_h <= H &&
-                  crop_left + crop_w <= W,
-              "jitvision_native: crop box (top=", crop_top, ", left=", crop_left, ", height=", crop_h,
-              ", width=", crop_w, ") is outside the ", H, "x", W, " image");
-  TORCH_CHECK(out_h > 0 && out_w > 0 && win_h > 0 && win_w > 0, "jitvision_native: sizes must be positive");
+  // Every comparison is written so that no intermediate can overflow: the coordinates come from users (and
+  // random draws) as arbitrary int64, and `top + height <= H` wraps around for a top near 2^63.
+  TORCH_CHECK_VALUE(crop_h > 0 && crop_w > 0 && crop_top >= 0 && crop_left >= 0 && crop_h <= H - crop_top &&
+                        crop_w <= W - crop_left,
+                    "jitvision_native: crop box (top=", crop_top, ", left=", crop_left, ", height=", crop_h,
+                    ", width=", crop_w, ") is outside the ", H, "x", W, " image");
+  TORCH_CHECK_VALUE(out_h > 0 && out_w > 0 && win_h > 0 && win_w > 0,
+                    "jitvision_native: output sizes must be positive, got ", out_h, "x", out_w, " (window ", win_h,
+                    "x", win_w, ")");
+  TORCH_CHECK_VALUE(in_range(H) && in_range(W) && in_range(out_h) && in_range(out_w) && in_range(win_h) &&
+                        in_range(win_w) && std::abs(win_top) <= kMaxExtent && std::abs(win_left) <= kMaxExtent,
+                    "jitvision_native: sizes above 2^31 are not supported (image ", H, "x", W, ", output ", out_h,
+                    "x", out_w, ", window ", win_h, "x", win_w, " at ", win_top, ", ", win_left, ")");
   const bool has_norm = mean.has_value() || std.has_value();
-  TORCH_CHECK(!has_norm || (mean.has_value() && std.has_value() && static_cast<int64_t>(mean->size()) == C &&
+  TORCH_CHECK_VALUE(!has_norm || (mean.has_value() && std.has_value() && static_cast<int64_t>(mean->size()) == C &&
                             static_cast<int64_t>(std->size()) == C),
               "jitvision_native: mean and std must both be given with one value per channel (", C, ")");
-  TORCH_CHECK(!has_norm || to_float, "jitvision_native: mean/std need to_float=True");
+  TORCH_CHECK_VALUE(!has_norm || to_float, "jitvision_native: mean/std need to_float=True");
 
   auto sizes = image.sizes().vec();
   sizes[sizes.size() - 2] = win_h;
@@ -107,7 +122,7 @@ at::Tensor run(const at::Tensor& image, int64_t crop_top, int64_t crop_left, int
 
 bool read_flip(const std::optional<at::Tensor>& flip) {
   if (!flip.has_value()) return false;
-  TORCH_CHECK(flip->numel() == 1, "jitvision_native: flip must hold one value, got shape ", flip->sizes());
+  TORCH_CHECK_VALUE(flip->numel() == 1, "jitvision_native: flip must hold one value, got shape ", flip->sizes());
   return flip->to(at::kCPU).item<bool>();
 }
 
@@ -117,14 +132,16 @@ at::Tensor resized_crop_rows(const at::Tensor& image, const at::Tensor& box, con
                              at::IntArrayRef size, std::optional<at::ArrayRef<double>> mean,
                              std::optional<at::ArrayRef<double>> std, bool to_float) {
   const int64_t lead = box.dim() - 1;
-  TORCH_CHECK(box.size(-1) == 4 && image.dim() >= lead + 3 && image.sizes().slice(0, lead) == box.sizes().slice(0, lead),
+  TORCH_CHECK_VALUE(size[0] > 0 && size[1] > 0 && in_range(size[0]) && in_range(size[1]),
+                    "jitvision_native.resized_crop: size must be positive (at most 2^31), got ", size);
+  TORCH_CHECK_VALUE(box.size(-1) == 4 && image.dim() >= lead + 3 && image.sizes().slice(0, lead) == box.sizes().slice(0, lead),
               "jitvision_native.resized_crop: a box per row must have shape [*leading dims of the image, 4], got box ",
               box.sizes(), " for an image of shape ", image.sizes());
   const at::Tensor rows = image.flatten(0, lead - 1);
   const at::Tensor b = box.to(at::kCPU, at::kLong).reshape({-1, 4}).contiguous();
   at::Tensor f;
   if (flip.has_value()) {
-    TORCH_CHECK(flip->numel() == rows.size(0), "jitvision_native.resized_crop: flip must hold one value per row");
+    TORCH_CHECK_VALUE(flip->numel() == rows.size(0), "jitvision_native.resized_crop: flip must hold one value per row");
     f = flip->to(at::kCPU, at::kBool).reshape({-1}).contiguous();
   }
   auto sizes = rows.sizes().vec();
@@ -147,10 +164,10 @@ at::Tensor resized_crop_rows(const at::Tensor& image, const at::Tensor& box, con
 at::Tensor resized_crop(const at::Tensor& image, const at::Tensor& box, const std::optional<at::Tensor>& flip,
                         at::IntArrayRef size, std::optional<at::ArrayRef<double>> mean,
                         std::optional<at::ArrayRef<double>> std, bool to_float) {
-  TORCH_CHECK(size.size() == 2, "jitvision_native.resized_crop: size must be [height, width], got ", size);
+  TORCH_CHECK_VALUE(size.size() == 2, "jitvision_native.resized_crop: size must be [height, width], got ", size);
   if (box.dim() >= 2 && box.numel() != 4) return resized_crop_rows(image, box, flip, size, mean, std, to_float);
-  TORCH_CHECK(box.numel() == 4, "jitvision_native.resized_crop: box must hold [top, left, height, width], got shape ",
-              box.sizes());
+  TORCH_CHECK_VALUE(box.numel() == 4,
+                    "jitvision_native.resized_crop: box must hold [top, left, height, width], got shape ", box.sizes());
   const at::Tensor b = box.to(at::kCPU, at::kLong).contiguous();
   const int64_t* v = b.data_ptr<int64_t>();
   return run(image, v[0], v[1], v[2], v[3], size[0], size[1], 0, 0, size[0], size[1], read_flip(flip), mean, std,
@@ -173,14 +190,16 @@ std::array<int64_t, 4> draw_crop_box(int64_t H, int64_t W, at::ArrayRef<double> 
                                      const std::optional<at::Generator>& generator) {
   const at::Tensor u = at::rand({3, 10}, generator, at::TensorOptions().dtype(at::kDouble));
   const double* v = u.data_ptr<double>();  // rows: area fractions, log-ratios, the position
-  const double area = static_cast<double>(H * W);
+  const double area = static_cast<double>(H) * static_cast<double>(W);
   const double log_lo = std::log(ratio[0]), log_hi = std::log(ratio[1]);
   for (int i = 0; i < 10; ++i) {
     const double target_area = (v[i] * (scale[1] - scale[0]) + scale[0]) * area;
     const double log_ratio = v[10 + i] * (log_hi - log_lo) + log_lo;
-    const auto h = static_cast<int64_t>(std::nearbyint(std::sqrt(target_area * std::exp(-log_ratio))));
-    const auto w = static_cast<int64_t>(std::nearbyint(std::sqrt(target_area * std::exp(log_ratio))));
-    if (0 < h && h <= H && 0 < w && w <= W) {
+    // Compared as doubles before any cast: a NaN or huge candidate (extreme scale/ratio) simply does not fit.
+    const double hd = std::nearbyint(std::sqrt(target_area * std::exp(-log_ratio)));
+    const double wd = std::nearbyint(std::sqrt(target_area * std::exp(log_ratio)));
+    if (0 < hd && hd <= static_cast<double>(H) && 0 < wd && wd <= static_cast<double>(W)) {
+      const auto h = static_cast<int64_t>(hd), w = static_cast<int64_t>(wd);
       const auto top = std::min(static_cast<int64_t>(std::floor(v[20] * static_cast<double>(H - h + 1))), H - h);
       const auto left = std::min(static_cast<int64_t>(std::floor(v[21] * static_cast<double>(W - w + 1))), W - w);
       return {top, left, h, w};
@@ -189,11 +208,16 @@ std::array<int64_t, 4> draw_crop_box(int64_t H, int64_t W, at::ArrayRef<double> 
   // torchvision's fallback: the whole image, its aspect ratio clamped into `ratio`, centred.
   const double in_ratio = static_cast<double>(W) / static_cast<double>(H);
   int64_t h = H, w = W;
+  // in_ratio < ratio[0] makes W / ratio[0] < H, and in_ratio > ratio[1] makes H * ratio[1] < W: both casts are
+  // in range (ratio is finite and positive, checked by the caller).
   if (in_ratio < ratio[0]) {
     h = static_cast<int64_t>(std::nearbyint(static_cast<double>(W) / ratio[0]));
   } else if (in_ratio > ratio[1]) {
     w = static_cast<int64_t>(std::nearbyint(static_cast<double>(H) * ratio[1]));
   }
+  // At least one pixel: for an extreme ratio the rounding gives 0, which torchvision then fails to crop.
+  h = std::max(h, int64_t{1});
+  w = std::max(w, int64_t{1});
   return {(H - h) / 2, (W - w) / 2, h, w};
 }
 
@@ -202,11 +226,18 @@ at::Tensor random_resized_crop(const at::Tensor& image, at::IntArrayRef size, at
                                std::optional<at::ArrayRef<double>> mean, std::optional<at::ArrayRef<double>> std,
                                bool to_float, std::optional<at::Generator> crop_generator,
                                std::optional<at::Generator> flip_generator) {
-  TORCH_CHECK(image.dim() >= 3, "jitvision_native.random_resized_crop: expected an image of shape [..., C, H, W], got ",
-              image.sizes());
-  TORCH_CHECK(size.size() == 2, "jitvision_native.random_resized_crop: size must be [height, width], got ", size);
-  TORCH_CHECK(scale.size() == 2 && ratio.size() == 2 && ratio[0] > 0,
-              "jitvision_native.random_resized_crop: scale and ratio must be (min, max) pairs, ratio > 0");
+  TORCH_CHECK_VALUE(image.dim() >= 3,
+                    "jitvision_native.random_resized_crop: expected an image of shape [..., C, H, W], got ",
+                    image.sizes());
+  TORCH_CHECK_VALUE(image.size(-2) > 0 && image.size(-1) > 0,
+                    "jitvision_native.random_resized_crop: the image is empty: ", image.sizes());
+  TORCH_CHECK_VALUE(size.size() == 2, "jitvision_native.random_resized_crop: size must be [height, width], got ",
+                    size);
+  TORCH_CHECK_VALUE(scale.size() == 2 && ratio.size() == 2 && std::isfinite(scale[0]) && std::isfinite(scale[1]) &&
+                        std::isfinite(ratio[0]) && std::isfinite(ratio[1]) && 0 <= scale[0] &&
+                        scale[0] <= scale[1] && 0 < ratio[0] && ratio[0] <= ratio[1],
+                    "jitvision_native.random_resized_crop: scale and ratio must be finite (min, max) pairs with "
+                    "scale >= 0 and ratio > 0, got scale=", scale, ", ratio=", ratio);
   const auto box = draw_crop_box(image.size(-2), image.size(-1), scale, ratio, crop_generator);
   bool flip = false;
   if (flip_p.has_value()) {
@@ -225,7 +256,7 @@ at::Tensor random_resized_crop(const at::Tensor& image, at::IntArrayRef size, at
 // On a batch, `apply` has the shape of the input's leading dimensions and each row is flipped or copied.
 at::Tensor flip_if(const at::Tensor& input, const at::Tensor& apply, at::IntArrayRef dims) {
   if (apply.dim() == 0) return apply.item<bool>() ? at::flip(input, dims) : input.clone();
-  TORCH_CHECK(input.dim() > apply.dim() && input.sizes().slice(0, apply.dim()) == apply.sizes(),
+  TORCH_CHECK_VALUE(input.dim() > apply.dim() && input.sizes().slice(0, apply.dim()) == apply.sizes(),
               "jitvision_native.flip_if: apply must be a scalar or have the shape of the input's leading dimensions, "
               "got ", apply.sizes(), " for an input of shape ", input.sizes());
   const at::Tensor rows = input.flatten(0, apply.dim() - 1);
@@ -239,24 +270,35 @@ at::Tensor flip_if(const at::Tensor& input, const at::Tensor& apply, at::IntArra
 
 // torchvision's resized output size for Resize(size, max_size).
 std::pair<int64_t, int64_t> resized_size(int64_t h, int64_t w, at::IntArrayRef size, std::optional<int64_t> max_size) {
+  TORCH_CHECK_VALUE(h > 0 && w > 0 && in_range(h) && in_range(w),
+                    "jitvision_native.resize: expected a non-empty image of at most 2^31 per side, got ", h, "x", w);
+  for (const int64_t s : size) {
+    TORCH_CHECK_VALUE(s > 0 && in_range(s), "jitvision_native.resize: size must be positive (at most 2^31), got ",
+                      size);
+  }
+  TORCH_CHECK_VALUE(!max_size.has_value() || (*max_size > 0 && in_range(*max_size)),
+                    "jitvision_native.resize: max_size must be positive (at most 2^31)");
   const int64_t shorter = std::min(h, w), longer = std::max(h, w);
   int64_t new_short, new_long;
   if (size.empty()) {
-    TORCH_CHECK(max_size.has_value(), "jitvision_native.resize: max_size is needed when size is empty");
+    TORCH_CHECK_VALUE(max_size.has_value(), "jitvision_native.resize: max_size is needed when size is empty");
     new_short = static_cast<int64_t>(static_cast<double>(*max_size) * shorter / longer);
     new_long = *max_size;
   } else if (size.size() == 1) {
     new_short = size[0];
-    new_long = static_cast<int64_t>(static_cast<double>(size[0]) * longer / shorter);
+    const double scaled = static_cast<double>(size[0]) * static_cast<double>(longer) / static_cast<double>(shorter);
+    TORCH_CHECK_VALUE(scaled <= static_cast<double>(kMaxExtent), "jitvision_native.resize: the longer side of ",
+                      h, "x", w, " resized to ", size[0], " exceeds 2^31");
+    new_long = static_cast<int64_t>(scaled);
     if (max_size.has_value()) {
-      TORCH_CHECK(*max_size > size[0], "jitvision_native.resize: max_size must be larger than size");
+      TORCH_CHECK_VALUE(*max_size > size[0], "jitvision_native.resize: max_size must be larger than size");
       if (new_long > *max_size) {
         new_short = static_cast<int64_t>(static_cast<double>(*max_size) * new_short / new_long);
         new_long = *max_size;
       }
     }
   } else {
-    TORCH_CHECK(size.size() == 2, "jitvision_native.resize: size must have 0, 1 or 2 values, got ", size);
+    TORCH_CHECK_VALUE(size.size() == 2, "jitvision_native.resize: size must have 0, 1 or 2 values, got ", size);
     return {size[0], size[1]};
   }
   return w <= h ? std::make_pair(new_long, new_short) : std::make_pair(new_short, new_long);
@@ -271,15 +313,17 @@ int64_t center_offset(int64_t extent, int64_t crop) {
 at::Tensor resize_center_crop(const at::Tensor& image, at::IntArrayRef size, std::optional<int64_t> max_size,
                               at::OptionalIntArrayRef crop_size, std::optional<at::ArrayRef<double>> mean,
                               std::optional<at::ArrayRef<double>> std, bool to_float) {
-  TORCH_CHECK(image.dim() >= 3, "jitvision_native.resize: expected an image of shape [..., C, H, W], got ",
-              image.sizes());
+  TORCH_CHECK_VALUE(image.dim() >= 3, "jitvision_native.resize: expected an image of shape [..., C, H, W], got ",
+                    image.sizes());
   const int64_t H = image.size(-2), W = image.size(-1);
   const auto [rh, rw] = resized_size(H, W, size, max_size);
   int64_t ch = rh, cw = rw;
   if (crop_size.has_value()) {
-    TORCH_CHECK(crop_size->size() == 2, "jitvision_native.resize: crop_size must be [height, width]");
+    TORCH_CHECK_VALUE(crop_size->size() == 2, "jitvision_native.resize: crop_size must be [height, width]");
     ch = (*crop_size)[0];
     cw = (*crop_size)[1];
+    TORCH_CHECK_VALUE(ch > 0 && cw > 0 && in_range(ch) && in_range(cw),
+                      "jitvision_native.resize: crop_size must be positive (at most 2^31), got ", *crop_size);
   }
   return run(image, 0, 0, H, W, rh, rw, center_offset(rh, ch), center_offset(rw, cw), ch, cw, false, mean, std,
              to_float);

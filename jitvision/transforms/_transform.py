@@ -26,6 +26,7 @@ from torch.utils import _pytree as pytree
 from ..tv_tensors import kind_of
 from ._batch import query_batch_size, rows_of
 from ._random import draw_coins, python_choice, where_rows
+from ._seeding import worker_generator
 from ._utils import is_image_like, query_device, query_size
 from .functional._dispatch import _passthrough, get_kernel, is_pure_tensor
 
@@ -77,8 +78,14 @@ class Transform(nn.Module):
 
     @torch.jit.unused
     def _forward_sample(self, sample: Any) -> Any:
-        if type(sample) is torch.Tensor:  # the common single-image case skips flattening
+        if type(sample) is torch.Tensor:  # the common single-image case skips flattening, not the leaf filter
             self.check_inputs([sample])
+            if type(self)._needs_transform_list is Transform._needs_transform_list:  # the rule, for one tensor
+                needed = isinstance(sample, self._transformed_types)
+            else:
+                needed = self._needs_transform_list([sample])[0]
+            if not needed:
+                return sample
             return self.transform(sample, self._plain_params(sample))
         flat_inputs, spec = pytree.tree_flatten(sample)
         self.check_inputs(flat_inputs)
@@ -183,7 +190,9 @@ class Transform(nn.Module):
                 f"{type(self).__name__}: a torch.Generator cannot be used under torch.compile/export "
                 "(dynamo does not trace generators); seed the global RNG with torch.manual_seed instead"
             )
-        return self.generator
+        if self.generator is None:
+            return None
+        return worker_generator(self.generator)  # a stream of its own in each DataLoader worker and epoch
 
 
 class RandomApplyTransform(Transform):

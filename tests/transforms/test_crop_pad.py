@@ -401,9 +401,9 @@ def test_center_crop_exports_when_the_image_may_be_smaller():
 @pytest.mark.parametrize(
     "call, error, match",
     [
-        (lambda: F.crop(make_image(), 0, 0, 0, 5), ValueError, "crop"),
+        (lambda: F.crop(make_image(), 0, 0, -1, 5), ValueError, "crop"),
         (lambda: F.crop(torch.zeros(5), 0, 0, 2, 2), ValueError, "crop"),
-        (lambda: F.center_crop(make_image(), [0, 3]), ValueError, "center_crop"),
+        (lambda: F.center_crop(make_image(), [-1, 3]), ValueError, "center_crop"),
         (lambda: F.center_crop(make_image(), [1, 2, 3]), ValueError, "center_crop"),
         (lambda: F.pad(make_image(), [1, 2, 3]), ValueError, "pad"),
         (lambda: F.pad(make_image(), "1"), TypeError, "pad"),
@@ -428,3 +428,66 @@ def test_center_crop_exports_when_the_image_may_be_smaller():
 def test_bad_input_is_rejected(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+# ---- issue 13 regressions ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("height, width", [(0, 4), (3, 0), (0, 0)])
+def test_crops_of_zero_height_or_width_are_empty_as_in_torchvision(height, width):
+    image = make_image(8, 9)
+    for top, left in [(0, 0), (2, 3), (8, 9)]:
+        assert_matches_oracle(
+            F.crop(image, top, left, height, width), tv_functional.crop(image, top, left, height, width)
+        )
+    # outside the image: empty too (torchvision's pad turns -3 rows into 5 here: the documented difference)
+    assert F.crop(image, -3, 20, height, width).shape == (3, height, width)
+    assert_matches_oracle(F.center_crop(image, [height, width]), tv_functional.center_crop(image, [height, width]))
+    boxes = make_boxes((8, 9))
+    ours = F.crop(boxes, 1, 1, height, width)
+    theirs = tv_functional.crop(to_torchvision(boxes), 1, 1, height, width)
+    assert_matches_oracle(ours, theirs)
+    # negative sizes stay errors (torchvision returns a tensor of some other size for them)
+    with pytest.raises(ValueError, match="crop: the crop height and width must not be negative"):
+        F.crop(image, 0, 0, -height - 1, width)
+
+
+@pytest.mark.parametrize("padding_mode", ["edge", "reflect", "symmetric"])
+def test_bool_masks_pad_in_every_mode(padding_mode):
+    mask = tv_tensors.Mask(torch.rand(2, 6, 7) > 0.5)
+    ours = F.pad(mask, [2, 1, 3, 1], padding_mode=padding_mode)
+    theirs = tv_functional.pad(to_torchvision(mask), [2, 1, 3, 1], padding_mode=padding_mode)
+    assert ours.dtype == torch.bool
+    assert_matches_oracle(ours, theirs)
+    wide = torch.randint(0, 60000, (1, 5, 5), dtype=torch.int32).to(torch.uint16)
+    assert torch.equal(
+        F.pad(wide, [2], padding_mode=padding_mode).to(torch.int32),
+        F.pad(wide.to(torch.int32), [2], padding_mode=padding_mode),
+    )
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: F.pad(torch.rand(3, 45, 1), [7, -3, -2, -3], fill=0.5), "pad: padding .* removes more"),
+        (lambda: F.pad(torch.rand(3, 4, 4), [-3, 0, -2, 0]), "pad: padding .* removes more"),
+        (lambda: F.pad_mask(torch.zeros(1, 10, 37, dtype=torch.uint8), 3, fill=300), "pad: fill 300"),
+        (lambda: F.pad(torch.zeros(3, 4, 4, dtype=torch.uint8), 1, fill=-1), "pad: fill -1"),
+        (lambda: F.pad(torch.zeros(3, 4, 4, dtype=torch.int16), 1, fill=float("nan")), "pad: fill nan"),
+        (lambda: F.pad(torch.rand(3, 4, 4), [4], padding_mode="reflect"), "pad: reflect padding"),
+        (lambda: F.pad(torch.rand(3, 0, 4), [1], padding_mode="edge"), "pad: edge padding"),
+        (lambda: F.pad(PILImage.new("L", (1, 1)), [0, -1, 0, 1], padding_mode="edge"), "pad: edge padding"),
+        (lambda: F.pad(PILImage.new("L", (2, 2)), -2), "pad: padding .* removes more"),
+    ],
+)
+def test_pad_errors_are_value_errors_naming_pad(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_pad_classes_raise_value_error_for_a_padding_of_the_wrong_type():
+    for make in (lambda: T.Pad(0.5), lambda: T.RandomCrop(5, padding=0.5), lambda: T.Pad([1.5])):
+        with pytest.raises(ValueError, match="(Pad|RandomCrop): padding"):
+            make()
+    with pytest.raises(TypeError, match="pad: padding"):  # the functional raises TypeError, as torchvision's
+        F.pad(make_image(), 0.5)

@@ -213,3 +213,51 @@ def test_box_kernels_take_the_format_as_torchvision_does(name, kwargs, format):
     op = name.replace("center_crop", "crop")  # center_crop is a crop of the boxes
     with pytest.raises(ValueError, match=f"{op}: format must be one of"):
         ours(plain, format="XYZW", **kwargs)
+
+
+# ---- issue 13 regressions ------------------------------------------------------------------------------------
+
+
+def test_clamp_functionals_reject_what_torchvision_rejects():
+    boxes = tv_tensors.BoundingBoxes(torch.tensor([[1.0, 2, 30, 4]]), format="XYXY", canvas_size=(10, 10))
+    points = tv_tensors.KeyPoints(torch.tensor([[1.0, 20]]), canvas_size=(10, 10))
+    calls = [
+        lambda: F.clamp_bounding_boxes(boxes, clamping_mode="bogus"),
+        lambda: F.clamp_bounding_boxes(boxes.as_subclass(torch.Tensor), "XYXY", (10, 10), clamping_mode="bogus"),
+        lambda: F.clamp_bounding_boxes(boxes, canvas_size=(5, 5)),
+        lambda: F.clamp_bounding_boxes(boxes, format="XYXY"),
+        lambda: F.clamp_keypoints(points, canvas_size=(5, 5)),
+    ]
+    theirs = [
+        lambda: tv_functional.clamp_bounding_boxes(_tv(boxes), clamping_mode="bogus"),
+        lambda: tv_functional.clamp_bounding_boxes(boxes.as_subclass(torch.Tensor), "XYXY", (10, 10), "bogus"),
+        lambda: tv_functional.clamp_bounding_boxes(_tv(boxes), canvas_size=(5, 5)),
+        lambda: tv_functional.clamp_bounding_boxes(_tv(boxes), format="XYXY"),
+        lambda: tv_functional.clamp_keypoints(
+            tv_tv_tensors.KeyPoints(points, canvas_size=(10, 10)), canvas_size=(5, 5)
+        ),
+    ]
+    for ours, oracle in zip(calls, theirs):
+        with pytest.raises(ValueError):
+            oracle()
+        with pytest.raises(ValueError, match="clamp_(bounding_boxes|keypoints)"):
+            ours()
+    for mode in ("soft", "hard", None):
+        assert_matches_oracle(
+            F.clamp_bounding_boxes(boxes, clamping_mode=mode),
+            tv_functional.clamp_bounding_boxes(_tv(boxes), clamping_mode=mode),
+        )
+
+
+def _tv(boxes):
+    return tv_tv_tensors.BoundingBoxes(
+        boxes.as_subclass(torch.Tensor), format=boxes.format.name, canvas_size=boxes.canvas_size
+    )
+
+
+def test_convert_bounding_box_format_to_the_same_format_returns_the_input():
+    boxes = tv_tensors.BoundingBoxes(torch.tensor([[1.0, 2, 3, 4]]), format="XYWH", canvas_size=(10, 10))
+    assert F.convert_bounding_box_format(boxes, new_format="XYWH") is boxes
+    plain = boxes.as_subclass(torch.Tensor)
+    assert F.convert_bounding_box_format(plain, old_format="XYWH", new_format="XYWH") is plain
+    assert tv_functional.convert_bounding_box_format(plain, old_format="XYWH", new_format="XYWH") is plain

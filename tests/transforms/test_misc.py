@@ -427,3 +427,37 @@ def test_exports_with_dynamic_height_and_width(transform, dtype):
     for size in [(20, 30), (33, 17)]:
         image = make_image(*size, dtype=dtype)
         torch.testing.assert_close(program.module()(image), transform(image))
+
+
+# ---- issue 13 regressions ------------------------------------------------------------------------------------
+
+
+def test_convert_image_dtype_scales_every_kind_and_returns_a_plain_tensor_like_torchvision():
+    samples = [
+        tv_tensors.Mask(torch.tensor([[[0, 1, 2]]], dtype=torch.uint8)),
+        tv_tensors.Image(torch.randint(0, 256, (3, 4, 5), dtype=torch.uint8)),
+        tv_tensors.BoundingBoxes(torch.tensor([[1, 2, 3, 4]]), format="XYXY", canvas_size=(10, 10)),
+        tv_tensors.KeyPoints(torch.tensor([[0.25, 0.5]]), canvas_size=(10, 10)),  # in [0, 1]: no saturation
+        torch.rand(3, 4, 5),
+    ]
+    for sample in samples:
+        for dtype in (torch.float32, torch.float64, torch.uint8, torch.int16):
+            try:
+                theirs = tv_functional.convert_image_dtype(to_torchvision(sample), dtype)
+            except RuntimeError:
+                with pytest.raises(ValueError, match="to_dtype"):
+                    F.convert_image_dtype(sample, dtype)
+                continue
+            ours = F.convert_image_dtype(sample, dtype)
+            if sample.dtype == dtype:
+                assert ours is sample
+            assert_matches_oracle(ours, theirs, what=f"{type(sample).__name__} -> {dtype}")
+
+
+@pytest.mark.parametrize("kernel", ["normalize_image", "normalize_video"])
+def test_normalize_kernels_take_scalar_mean_and_std(kernel):
+    image = torch.rand(2, 3, 5, 6)
+    ours = getattr(F, kernel)(image, 0.5, 0.25)
+    theirs = getattr(tv_functional, kernel)(image, 0.5, 0.25)
+    assert_matches_oracle(ours, theirs)
+    assert_matches_oracle(getattr(F, kernel)(image, [0.5], (0.25,)), theirs)

@@ -43,16 +43,25 @@ class Halve(tv_tensors.TVTensor):
 
 
 def test_register_kernel_for_a_user_type_is_used_by_functionals_and_transforms():
+    # torchvision's contract: the kernel gets the tv_tensor itself, and its result is returned as it is
+    seen = []
+
     @F.register_kernel(F.horizontal_flip, Halve)
     def _flip_halve(inpt: torch.Tensor) -> torch.Tensor:
-        return inpt.flip(-1) / 2
+        seen.append(type(inpt))
+        return tv_tensors.wrap(inpt.as_subclass(torch.Tensor).flip(-1) / 2, like=inpt)
 
     mine = torch.arange(4.0).view(1, 4).as_subclass(Halve)
     out = F.horizontal_flip(mine)
-    assert type(out) is Halve and out.tolist() == [[1.5, 1.0, 0.5, 0.0]]
+    assert type(out) is Halve and out.tolist() == [[1.5, 1.0, 0.5, 0.0]] and seen == [Halve]
     _, transformed = T.RandomHorizontalFlip(p=1.0)(tv_tensors.Image(make_image()), mine)
     assert type(transformed) is Halve and transformed.tolist() == [[1.5, 1.0, 0.5, 0.0]]
-    assert type(assert_one_graph(F.horizontal_flip, mine)) is Halve
+
+    @F.register_kernel("vertical_flip", Halve)  # a functional given by name, as torchvision allows
+    def _vflip_halve(inpt: torch.Tensor) -> Any:
+        return "mine"
+
+    assert F.vertical_flip(mine) == "mine"
 
 
 def test_user_type_without_a_kernel_passes_through_transforms_and_is_rejected_by_functionals():
@@ -66,11 +75,26 @@ def test_user_type_without_a_kernel_passes_through_transforms_and_is_rejected_by
         F.vertical_flip(mine)
 
 
-def test_register_kernel_rejects_bad_arguments():
-    with pytest.raises(TypeError, match="register_kernel"):
-        F.register_kernel(F.horizontal_flip, "Image")
+class Twice(tv_tensors.TVTensor):
+    """Another user type, registered once in the test below."""
+
+
+def test_register_kernel_rejects_what_torchvision_rejects():
+    import torchvision.tv_tensors as tvt
+
+    image = tv_tensors.Image(make_image())
+    bad = ["Image", torch.Tensor, object, tv_tensors.Image, tv_tensors.Mask, tv_tensors.BoundingBoxes, tvt.Image]
+    for cls in bad:
+        with pytest.raises(ValueError, match="register_kernel"):
+            F.register_kernel(F.horizontal_flip, cls)
+    assert torch.equal(F.horizontal_flip(image).as_subclass(torch.Tensor), image.as_subclass(torch.Tensor).flip(-1))
+    with pytest.raises(ValueError, match="register_kernel: no functional named"):
+        F.register_kernel("no_such_functional", Twice)
     with pytest.raises(ValueError, match="register_kernel"):
-        F.register_kernel(F.horizontal_flip, torch.Tensor)
+        F.register_kernel(lambda x: x, Twice)
+    F.register_kernel(F.resize, Twice)(lambda inpt, *args, **kwargs: inpt)
+    with pytest.raises(ValueError, match="already has a kernel"):
+        F.register_kernel(F.resize, Twice)
 
 
 class AddNoise(T.Transform):
@@ -112,3 +136,48 @@ def test_generator_makes_draws_reproducible_and_is_refused_under_compile():
 def test_calling_without_inputs_is_a_type_error():
     with pytest.raises(TypeError, match="RandomHorizontalFlip"):
         T.RandomHorizontalFlip()()
+
+
+# ---- generator= in DataLoader workers (issue 13) ----------------------------------------------------------------
+
+
+class _CropDataset(torch.utils.data.Dataset):
+    """One image, cropped at random by a transform with its own generator: the output says which crop was drawn."""
+
+    def __init__(self, transform: T.Transform) -> None:
+        self.transform = transform
+        self.image = torch.arange(64 * 64, dtype=torch.float32).view(1, 64, 64)
+
+    def __len__(self) -> int:
+        return 8
+
+    def __getitem__(self, index: int) -> torch.Tensor:
+        return self.transform(self.image)
+
+
+def _epochs(loader_seed: int, epochs: int = 2) -> List[List[torch.Tensor]]:
+    transform = T.RandomResizedCrop(8, generator=torch.Generator().manual_seed(0))
+    loader = torch.utils.data.DataLoader(
+        _CropDataset(transform),
+        batch_size=None,
+        num_workers=2,
+        multiprocessing_context="fork",
+        generator=torch.Generator().manual_seed(loader_seed),
+    )
+    return [list(loader) for _ in range(epochs)]
+
+
+def test_a_generator_gives_each_dataloader_worker_and_epoch_its_own_reproducible_stream():
+    first, again, other = _epochs(1), _epochs(1), _epochs(2)
+    for epoch in first:
+        # samples alternate between the two workers: worker 0's k-th is epoch[2k], worker 1's is epoch[2k + 1]
+        assert not any(torch.equal(epoch[2 * k], epoch[2 * k + 1]) for k in range(4)), "workers repeat each other"
+    assert not any(torch.equal(a, b) for a, b in zip(first[0], first[1])), "epoch 2 repeats epoch 1"
+    assert all(torch.equal(a, b) for a, b in zip(sum(first, []), sum(again, []))), "not reproducible"
+    assert not all(torch.equal(a, b) for a, b in zip(first[0], other[0])), "the DataLoader's seed is ignored"
+
+
+def test_a_generator_is_used_as_it_is_outside_workers():
+    generator = torch.Generator().manual_seed(3)
+    transform = T.RandomResizedCrop(8, generator=generator)
+    assert transform._rng() is generator

@@ -214,3 +214,20 @@ def test_to_image_exports_as_a_plain_tensor():
     out = program(make_image(17, 23))
     assert type(out) is torch.Tensor and out.shape == (3, 17, 23)
     torch.testing.assert_close(program(image), image)
+
+
+# ---- issue 13 regressions ------------------------------------------------------------------------------------
+
+
+def test_pil_to_tensor_passes_plain_tensors_through_like_torchvision():
+    image = make_image()
+    assert T.PILToTensor()(image) is image
+    assert tv_transforms.PILToTensor()(image) is image
+    out = T.PILToTensor()({"image": image, "label": 3})
+    assert out["image"] is image
+
+
+def test_to_pil_image_of_an_empty_image_names_the_op():
+    for shape in [(0, 4, 4), (3, 0, 4), (4, 0)]:
+        with pytest.raises(ValueError, match="to_pil_image"):
+            F.to_pil_image(torch.zeros(shape, dtype=torch.uint8))

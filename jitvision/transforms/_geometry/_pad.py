@@ -50,7 +50,12 @@ def scripted_fill(fills: Dict[Any, FillValue]) -> Optional[List[float]]:
 
 @torch.jit.unused
 def check_padding(padding: Any, owner: str) -> List[int]:
-    padding = _padding_as_list(padding, owner)
+    """A class's ``padding``: a wrong type is a ValueError here, as torchvision's classes raise (its functional
+    ``pad`` raises TypeError, and so does ours)."""
+    try:
+        padding = _padding_as_list(padding, owner)
+    except TypeError as error:
+        raise ValueError(str(error)) from None
     if len(padding) not in (1, 2, 4):
         raise ValueError(f"{owner}: padding must be an int or a sequence of 1, 2 or 4 ints, got {padding}")
     return padding

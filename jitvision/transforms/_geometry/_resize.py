@@ -73,10 +73,23 @@ class Resize(Transform):
         )
 
 
+def _exp(x: float) -> float:
+    """math.exp, infinite where it overflows (as torch.exp and C's exp), instead of raising OverflowError."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
 def _float_pair(value: Any, what: str, name: str) -> List[float]:
     if not isinstance(value, Sequence) or len(value) != 2:
         raise TypeError(f"{name}: {what} must be a sequence of two floats, got {value!r}")
-    low, high = float(value[0]), float(value[1])
+    try:
+        low, high = float(value[0]), float(value[1])
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: {what} must be a sequence of two floats, got {value!r}") from None
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise ValueError(f"{name}: {what} must be finite, got {list(value)}")
     if low > high:
         raise ValueError(f"{name}: {what} must be (min, max), got {list(value)}")
     return [low, high]
@@ -123,12 +136,13 @@ class RandomResizedCrop(Transform):
         return uniform(batch_shape + [3, 10], self._rng(), device, dtype)
 
     def _fallback(self, height: int, width: int) -> List[int]:
-        """[height, width] of torchvision's fallback: the whole image, its ratio clamped into ``ratio``."""
+        """[height, width] of torchvision's fallback: the whole image, its ratio clamped into ``ratio``; at least
+        one pixel (for an extreme ratio torchvision's rounding gives 0, and its crop then fails)."""
         in_ratio = float(width) / float(height)
         if in_ratio < self.ratio[0]:
-            return [int(round(width / self.ratio[0])), width]
+            return [max(int(round(width / self.ratio[0])), 1), width]
         if in_ratio > self.ratio[1]:
-            return [height, int(round(height * self.ratio[1]))]
+            return [height, max(int(round(height * self.ratio[1])), 1)]
         return [height, width]
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
@@ -154,7 +168,8 @@ class RandomResizedCrop(Transform):
         first = fits & (torch.cumsum(fits, -1) == 1)  # one-hot: the first candidate that fits
         found = fits.any(-1, keepdim=True)
         fallback = torch.tensor(self._fallback(height, width), dtype=hw.dtype, device=device)
-        crop_hw = torch.where(found, (hw * first.unsqueeze(-2)).sum(-1), fallback)
+        # where, not hw * first: a candidate of infinite size (extreme scale/ratio) times 0 would be NaN
+        crop_hw = torch.where(found, torch.where(first.unsqueeze(-2), hw, torch.zeros_like(hw)).sum(-1), fallback)
         room = limits[:, 0] - crop_hw
         top_left = torch.floor(torch.where(found, u[..., 2, :2] * (room + 1), room / 2))
         top_left = torch.minimum(top_left, room)
@@ -164,16 +179,20 @@ class RandomResizedCrop(Transform):
     def _draw_eager(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         # The same draw and arithmetic as the tensor path, on Python floats: tiny tensor ops cost more than
         # the whole computation in eager.
+        if height <= 0 or width <= 0:
+            raise ValueError(f"{type(self).__name__}: cannot crop an empty input of size {[height, width]}")
         areas, log_ratios, position = self._uniforms([], device).tolist()
         area = float(height * width)
         crop_hw = None
         for fraction, log_ratio in zip(areas, log_ratios):
             target_area = (fraction * (self.scale[1] - self.scale[0]) + self.scale[0]) * area
             log_ratio = log_ratio * (self.log_ratio[1] - self.log_ratio[0]) + self.log_ratio[0]
-            h = round(math.sqrt(target_area * math.exp(-log_ratio)))
-            w = round(math.sqrt(target_area * math.exp(log_ratio)))
+            # Rounded as floats (half to even) and compared before any int(): with an extreme scale or ratio a
+            # candidate can be infinite or NaN, and then simply does not fit (as in the tensor path).
+            h = round(math.sqrt(target_area * _exp(-log_ratio)), 0)
+            w = round(math.sqrt(target_area * _exp(log_ratio)), 0)
             if 0 < h <= height and 0 < w <= width:
-                crop_hw = [h, w]
+                crop_hw = [int(h), int(w)]
                 break
         if crop_hw is None:
             crop_h, crop_w = self._fallback(height, width)

@@ -1,7 +1,7 @@
 """Functionals (dispatch on the input's type) and their kernels: the drop-in for
 ``torchvision.transforms.v2.functional``."""
 
-from ._dispatch import register_kernel
+from ._dispatch import register_user_kernel as register_kernel
 from ._geometry._crop import (
     center_crop,
     center_crop_bounding_boxes,

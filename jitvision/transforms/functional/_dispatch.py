@@ -5,6 +5,10 @@ all TorchScript sees). For everything else the functional asks ``get_kernel`` fo
 the input's type (walking the type's MRO, then mapping a torchvision tv_tensor to the jitvision kind of the
 same name). Kernels registered with ``tv_tensor_wrapper=True`` see a plain tensor and their output is
 wrapped back into the input's type, so they stay pure tensor functions that dynamo traces into one graph.
+
+``register_kernel`` here is the internal registration (built-in kinds, PIL images, optional wrapping);
+``functional.register_kernel`` is ``register_user_kernel``, torchvision's public contract for users' own
+tv_tensor types.
 """
 
 import functools
@@ -76,6 +80,60 @@ def register_kernel(
         registry = _KERNEL_REGISTRY.setdefault(functional, {})
         wraps_tensor = tv_tensor_wrapper and issubclass(tv_tensor_cls, torch.Tensor)
         registry[tv_tensor_cls] = _wrapping(kernel) if wraps_tensor else kernel
+        return kernel
+
+    return decorator
+
+
+def _builtin_tv_tensor_classes() -> list:
+    import sys
+
+    classes = [tv_tensors.Image, tv_tensors.Video, tv_tensors.Mask, tv_tensors.BoundingBoxes, tv_tensors.KeyPoints]
+    theirs = sys.modules.get("torchvision.tv_tensors")
+    if theirs is not None:
+        classes += [getattr(theirs, cls.__name__) for cls in classes if hasattr(theirs, cls.__name__)]
+    return classes
+
+
+def _tv_tensor_bases() -> tuple:
+    import sys
+
+    theirs = sys.modules.get("torchvision.tv_tensors")
+    return (TVTensor,) if theirs is None else (TVTensor, theirs.TVTensor)
+
+
+def register_user_kernel(functional: Any, tv_tensor_cls: type) -> Callable[[Kernel], Kernel]:
+    """Decorator: run the decorated kernel when ``functional`` (a functional of ``jitvision.transforms.functional``
+    or its name, e.g. ``"resize"``) gets an input of the user's own tv_tensor class ``tv_tensor_cls``.
+
+    torchvision's contract: the kernel receives the tv_tensor itself and whatever it returns is the functional's
+    result (wrap it with ``tv_tensors.wrap(out, like=inpt)`` to keep the type). Refused with a ValueError, as in
+    torchvision: a class that is not a TVTensor subclass (ours or torchvision's), a built-in tv_tensor class
+    (Image, Video, Mask, BoundingBoxes, KeyPoints: their kernels are the library's own), a second kernel for the
+    same functional and class, and a functional that is not one of ours."""
+    from .. import functional as namespace
+
+    if isinstance(functional, str):
+        found = getattr(namespace, functional, None)
+        if found is None or not callable(found) or isinstance(found, type):
+            raise ValueError(f"register_kernel: no functional named {functional!r} in jitvision.transforms.functional")
+        functional = found
+    if not callable(functional) or not any(functional is value for value in vars(namespace).values()):
+        raise ValueError(
+            f"register_kernel: kernels can only be registered on functionals of jitvision.transforms.functional, "
+            f"got {functional!r}"
+        )
+    if not isinstance(tv_tensor_cls, type) or not issubclass(tv_tensor_cls, _tv_tensor_bases()):
+        raise ValueError(f"register_kernel: tv_tensor_cls must be a subclass of TVTensor, got {tv_tensor_cls!r}")
+    if tv_tensor_cls in _builtin_tv_tensor_classes():
+        raise ValueError(f"register_kernel: the built-in tv_tensor class {tv_tensor_cls.__name__} cannot be registered")
+    if tv_tensor_cls in _KERNEL_REGISTRY.get(functional, {}):
+        raise ValueError(
+            f"register_kernel: {functional.__name__} already has a kernel for {tv_tensor_cls.__name__}"
+        )
+
+    def decorator(kernel: Kernel) -> Kernel:
+        _KERNEL_REGISTRY.setdefault(functional, {})[tv_tensor_cls] = kernel
         return kernel
 
     return decorator

@@ -49,12 +49,18 @@ def get_size(inpt: torch.Tensor) -> List[int]:
     raise TypeError(f"get_size: unsupported input type {type(inpt).__name__}")
 
 
+def _check_last_dim(tensor: torch.Tensor, size: int, op: str) -> None:
+    if tensor.ndim < 1 or tensor.shape[-1] != size:
+        raise ValueError(f"{op}: expected a tensor [..., {size}], got shape {list(tensor.shape)}")
+
+
 def convert_bounding_box_format_kernel(
     boxes: torch.Tensor, old_format: BoundingBoxFormat, new_format: BoundingBoxFormat
 ) -> torch.Tensor:
     """Boxes ``[..., 4]`` from one layout to another (a new tensor; the input is not modified)."""
     if old_format == new_format:
         return boxes.clone()
+    _check_last_dim(boxes, 4, "convert_bounding_box_format")
     a, b, c, d = boxes.unbind(-1)
     if old_format == BoundingBoxFormat.XYWH:
         x1, y1, x2, y2 = a, b, a + c, b + d
@@ -101,12 +107,17 @@ def convert_bounding_box_format(
         if old_format is None:
             raise ValueError("convert_bounding_box_format: plain tensors need old_format")
         op = "convert_bounding_box_format"
-        return convert_bounding_box_format_kernel(inpt, as_box_format(old_format, op), as_box_format(new_format, op))
+        old, new = as_box_format(old_format, op), as_box_format(new_format, op)
+        if old == new:  # the input itself, as torchvision returns it
+            return inpt
+        return convert_bounding_box_format_kernel(inpt, old, new)
     if kind_of(type(inpt)) is not BoundingBoxes:
         raise TypeError(f"convert_bounding_box_format: expected BoundingBoxes, got {type(inpt).__name__}")
     if old_format is not None:
         raise ValueError("convert_bounding_box_format: old_format must not be passed with BoundingBoxes")
     new = box_format_from(new_format, "convert_bounding_box_format")
+    if new == box_format_from(inpt.format):
+        return inpt
     out = convert_bounding_box_format_kernel(unwrap(inpt), box_format_from(inpt.format), new)
     return wrap(out, like=inpt, format=new)
 
@@ -120,6 +131,7 @@ def clamp_bounding_boxes_kernel(
     """Boxes clipped to the canvas (computed in XYXY, returned in ``format`` and the input dtype)."""
     if clamping_mode is None:
         return boxes.clone()
+    _check_last_dim(boxes, 4, "clamp_bounding_boxes")
     xyxy = convert_bounding_box_format_kernel(boxes.float(), format, BoundingBoxFormat.XYXY)
     limits = torch.tensor(
         [canvas_size[1], canvas_size[0], canvas_size[1], canvas_size[0]], dtype=xyxy.dtype, device=xyxy.device
@@ -135,12 +147,22 @@ def clamp_bounding_boxes(
     clamping_mode: Optional[str] = "auto",
 ) -> torch.Tensor:
     """Clip boxes to their canvas. Plain tensors need ``format``, ``canvas_size`` and a clamping mode."""
+    _check_clamping_mode(clamping_mode)
     if torch.jit.is_scripting() or is_pure_tensor(inpt):
         if format is None or canvas_size is None or (clamping_mode is not None and clamping_mode == "auto"):
             raise ValueError("clamp_bounding_boxes: plain tensors need format, canvas_size and clamping_mode")
         box_format = as_box_format(format, "clamp_bounding_boxes")
         return clamp_bounding_boxes_kernel(inpt, box_format, canvas_size, clamping_mode)
+    if format is not None or canvas_size is not None:
+        raise ValueError("clamp_bounding_boxes: format and canvas_size must not be passed with BoundingBoxes")
     return get_kernel(clamp_bounding_boxes, type(inpt))(inpt, clamping_mode=clamping_mode)
+
+
+def _check_clamping_mode(clamping_mode: Optional[str]) -> None:
+    if clamping_mode is not None and clamping_mode not in ["soft", "hard", "auto"]:
+        raise ValueError(
+            "clamp_bounding_boxes: clamping_mode must be 'soft', 'hard', 'auto' or None, got '" + clamping_mode + "'"
+        )
 
 
 @register_kernel(clamp_bounding_boxes, BoundingBoxes, tv_tensor_wrapper=False)
@@ -152,6 +174,7 @@ def _clamp_bounding_boxes_dispatch(inpt: torch.Tensor, clamping_mode: Optional[s
 
 def clamp_keypoints_kernel(keypoints: torch.Tensor, canvas_size: List[int]) -> torch.Tensor:
     """Keypoints clipped to pixel indices of the canvas: x in [0, W - 1], y in [0, H - 1]."""
+    _check_last_dim(keypoints, 2, "clamp_keypoints")
     limits = torch.tensor([canvas_size[1] - 1, canvas_size[0] - 1], dtype=torch.float32, device=keypoints.device)
     return torch.minimum(keypoints.float().clamp(min=0), limits).to(keypoints.dtype)
 
@@ -162,6 +185,8 @@ def clamp_keypoints(inpt: torch.Tensor, canvas_size: Optional[List[int]] = None)
         if canvas_size is None:
             raise ValueError("clamp_keypoints: plain tensors need canvas_size")
         return clamp_keypoints_kernel(inpt, canvas_size)
+    if canvas_size is not None:
+        raise ValueError("clamp_keypoints: canvas_size must not be passed with KeyPoints")
     return get_kernel(clamp_keypoints, type(inpt))(inpt)
 
 

@@ -142,9 +142,24 @@ def to_dtype_video(video: torch.Tensor, dtype: torch.dtype = torch.float, scale:
     return to_dtype_image(video, dtype, scale=scale)
 
 
-def convert_image_dtype(image: torch.Tensor, dtype: torch.dtype = torch.float) -> torch.Tensor:
-    """torchvision's legacy name for ``to_dtype(image, dtype, scale=True)``."""
-    return to_dtype(image, dtype, scale=True)
+def convert_image_dtype(image: torch.Tensor, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """torchvision's legacy (deprecated) conversion: ``to_dtype_image(image, dtype, scale=True)`` for any tensor.
+
+    As in torchvision, every input is treated as an image and its values scaled, also for a Mask, BoundingBoxes or
+    KeyPoints (use ``to_dtype`` to keep those unscaled); the result is a plain tensor except where torchvision
+    keeps the type (the same dtype: the input itself; float to float).
+    Errors name ``to_dtype``."""
+    if not torch.jit.is_scripting():
+        _check_dtype(dtype)
+        if not isinstance(image, torch.Tensor):
+            raise TypeError(f"convert_image_dtype: expected a tensor, got {type(image).__name__}")
+        if image.dtype == dtype:  # the input itself, whatever its type, as torchvision returns it
+            return image
+        if image.is_floating_point() and dtype.is_floating_point:
+            return image.to(dtype)  # a tv_tensor stays one here, as torchvision's .to() keeps the type
+        if type(image) is not torch.Tensor:
+            image = unwrap(image)
+    return to_dtype_image(image, dtype, scale=True)
 
 
 def to_dtype(inpt: torch.Tensor, dtype: torch.dtype = torch.float, scale: bool = False) -> torch.Tensor:
@@ -175,6 +190,8 @@ for _kind in (Mask, BoundingBoxes, KeyPoints):
 
 
 def normalize_image(image: torch.Tensor, mean: List[float], std: List[float], inplace: bool = False) -> torch.Tensor:
+    if not torch.jit.is_scripting():  # a single number (or a tensor) too, as torchvision accepts
+        mean, std = _float_list(mean, "mean"), _float_list(std, "std")
     if not image.is_floating_point():
         raise TypeError(
             f"normalize: expected a float image, got {image.dtype}; convert it with to_dtype(..., scale=True) first"

@@ -88,6 +88,8 @@ def to_pil_image(pic: Any, mode: Optional[str] = None) -> PIL.Image.Image:
     1 channel becomes "L"/"I;16"/"I"/"F" by dtype, and uint8 data with 2/3/4 channels "LA"/"RGB"/"RGBA".
     """
     if isinstance(pic, torch.Tensor):
+        if pic.dtype in (torch.bfloat16, torch.complex32) or pic.is_complex():
+            raise TypeError(f"to_pil_image: {pic.dtype} tensors have no PIL mode (convert to float32 or uint8 first)")
         if pic.ndim == 3:
             pic = pic.permute(1, 2, 0)
         pic = unwrap(pic).numpy(force=True) if type(pic) is not torch.Tensor else pic.numpy(force=True)
@@ -98,6 +100,8 @@ def to_pil_image(pic: Any, mode: Optional[str] = None) -> PIL.Image.Image:
     if pic.ndim != 3:
         raise ValueError(f"to_pil_image: expected 2 or 3 dimensions, got {pic.ndim}")
     channels = pic.shape[-1]
+    if channels < 1 or pic.shape[0] < 1 or pic.shape[1] < 1:
+        raise ValueError(f"to_pil_image: expected a non-empty image, got shape {list(pic.shape)} (H, W, C)")
     if channels > 4:
         raise ValueError(f"to_pil_image: at most 4 channels are supported, got {channels}")
     if np.issubdtype(pic.dtype, np.floating) and mode != "F":

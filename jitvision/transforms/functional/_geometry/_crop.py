@@ -30,8 +30,10 @@ from ._pad import translate_boxes
 
 
 def check_crop_size(height: int, width: int, op: str) -> None:
-    if height <= 0 or width <= 0:
-        raise ValueError(f"{op}: the crop height and width must be positive, got [{height}, {width}]")
+    """A crop of height or width 0 is empty, as in torchvision; a negative one is an error (torchvision returns a
+    tensor of some other size: its pad reads the negative extent as cropping)."""
+    if height < 0 or width < 0:
+        raise ValueError(f"{op}: the crop height and width must not be negative, got [{height}, {width}]")
 
 
 def _check_image_rank(image: torch.Tensor, op: str) -> None:
@@ -93,7 +95,8 @@ def crop(inpt: torch.Tensor, top: int, left: int, height: int, width: int) -> to
 
     Differs from torchvision 0.29 for a crop that ends above or left of the image (``top + height < 0`` or
     ``left + width < 0``): torchvision's slice then wraps around and returns a wrongly sized output; this
-    returns ``height x width`` zeros, as PIL's crop does."""
+    returns ``height x width`` zeros, as PIL's crop does. A height or width of 0 gives an empty result (as in
+    torchvision); a negative one raises a ValueError (torchvision returns a tensor of another size)."""
     if torch.jit.is_scripting() or is_pure_tensor(inpt):
         return crop_image(inpt, top, left, height, width)
     return get_kernel(crop, type(inpt))(inpt, top=top, left=left, height=height, width=width)

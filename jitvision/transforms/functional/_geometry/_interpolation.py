@@ -9,8 +9,9 @@ import torch
 class InterpolationMode(Enum):
     """Resampling filters, with torchvision's names and values.
 
-    ``NEAREST``, ``NEAREST_EXACT``, ``BILINEAR`` and ``BICUBIC`` work on tensors and PIL images; ``BOX``,
-    ``HAMMING`` and ``LANCZOS`` only on PIL images. Members compare equal only to members of this enum;
+    ``NEAREST``, ``NEAREST_EXACT``, ``BILINEAR``, ``BICUBIC`` and ``LANCZOS`` (antialiased only) work on tensors
+    and PIL images; ``BOX`` and ``HAMMING`` only on PIL images (a tensor resize that changes the size raises
+    ``NotImplementedError``, as in torchvision). Members compare equal only to members of this enum;
     every functional also accepts torchvision's ``InterpolationMode``, the mode's string value and Pillow's
     integer constants.
     """

@@ -72,18 +72,56 @@ def _pad_symmetric(image: torch.Tensor, torch_padding: List[int]) -> torch.Tenso
     return image.index_select(-2, rows).index_select(-1, cols)
 
 
+def _check_padded_extent(torch_padding: List[int], height: int, width: int, padding_mode: str) -> None:
+    """Refuse, naming ``pad``, what torch's pad would fail on deep inside (``narrow()``, "padding size should be
+    less than the corresponding input dimension"): negative amounts that remove more than the image has, and
+    reflect/edge padding of an image too small for it. Checked in Python ints: no tensor op, no guard."""
+    left, right, top, bottom = torch_padding
+    for before, after, size in ((left, right, width), (top, bottom, height)):
+        kept = size - max(-before, 0) - max(-after, 0)
+        if kept < 0 or size + before + after < 0:
+            raise ValueError(f"pad: padding {torch_padding} removes more than the image's extent {size}")
+        if padding_mode == "reflect" and max(before, after) >= kept and max(before, after) > 0:
+            raise ValueError(
+                f"pad: reflect padding {torch_padding} needs every amount below the image's extent {kept}"
+            )
+        if padding_mode == "edge" and kept == 0 and max(before, after) > 0:
+            raise ValueError(f"pad: edge padding {torch_padding} of an empty image")
+        if padding_mode in ("edge", "reflect") and size + before + after == 0:
+            raise ValueError(f"pad: {padding_mode} padding {torch_padding} leaves an empty image")
+
+
+def _check_fill_fits(fill: float, dtype: torch.dtype) -> None:
+    """An integer image's fill must convert without overflow (torch raises a RuntimeError otherwise)."""
+    if dtype == torch.bool or dtype.is_floating_point or dtype.is_complex:
+        return
+    info = torch.iinfo(dtype)
+    if not (info.min - 1 < fill < info.max + 1):  # NaN and infinities fail too
+        raise ValueError(f"pad: fill {fill} does not fit the image's dtype {dtype} ([{info.min}, {info.max}])")
+
+
 def _pad_with_scalar_fill(
     image: torch.Tensor, torch_padding: List[int], fill: float, padding_mode: str
 ) -> torch.Tensor:
+    if not torch.jit.is_scripting():
+        _check_padded_extent(torch_padding, image.shape[-2], image.shape[-1], padding_mode)
     if padding_mode == "constant":
+        if not torch.jit.is_scripting():
+            _check_fill_fits(fill, image.dtype)
         return torch_functional.pad(image, torch_padding, mode="constant", value=fill)
     if padding_mode == "symmetric":
         return _pad_symmetric(image, torch_padding)
-    # torch's reflect/replicate pad wants [N, C, H, W] (or [C, H, W]).
+    # torch's reflect/replicate pad wants [N, C, H, W] (or [C, H, W]) and has no bool or uint16 kernels: those go
+    # through a dtype that holds their values exactly.
     shape = image.shape
     flat = image.reshape([-1, shape[-3], shape[-2], shape[-1]])
+    dtype = image.dtype
+    if dtype == torch.bool:
+        flat = flat.to(torch.uint8)
+    elif dtype == torch.uint16:
+        flat = flat.to(torch.int32)
     out = torch_functional.pad(flat, torch_padding, mode="replicate" if padding_mode == "edge" else "reflect")
-    return out.reshape(shape[:-2] + out.shape[-2:])
+    return out.to(dtype).reshape(shape[:-2] + out.shape[-2:])
 
 
 def _pad_with_vector_fill(image: torch.Tensor, torch_padding: List[int], fill: List[float]) -> torch.Tensor:
@@ -118,6 +156,8 @@ def pad_image(
         raise ValueError(f"pad: a per-channel fill needs padding_mode='constant', got '{padding_mode}'")
     if len(fill) != image.shape[-3]:
         raise ValueError(f"pad: fill has {len(fill)} values but the image has {image.shape[-3]} channels")
+    if not torch.jit.is_scripting():
+        _check_padded_extent(torch_padding, image.shape[-2], image.shape[-1], padding_mode)
     return _pad_with_vector_fill(image, torch_padding, fill)
 
 
@@ -146,17 +186,23 @@ def pad_image_pil(
 ) -> PIL.Image.Image:
     left, right, top, bottom = _parse_pad_padding(padding)
     _check_padding_mode(padding_mode)
+    # numpy's reflect/edge extend any image (as torchvision's PIL path does): only the negative amounts are checked
+    _check_padded_extent([left, right, top, bottom], image.height, image.width, "constant")
+    source = image
+    if min(left, right, top, bottom) < 0:  # negative amounts crop first, as on tensors
+        crop_box = (max(-left, 0), max(-top, 0), image.width - max(-right, 0), image.height - max(-bottom, 0))
+        image = image.crop(crop_box)
+        left, right, top, bottom = max(left, 0), max(right, 0), max(top, 0), max(bottom, 0)
     if padding_mode == "constant":
         out = PIL.ImageOps.expand(image, border=(left, top, right, bottom), fill=_pil_fill(fill, image))
     else:
-        if min(left, right, top, bottom) < 0:
-            crop_box = (max(-left, 0), max(-top, 0), image.width - max(-right, 0), image.height - max(-bottom, 0))
-            image = image.crop(crop_box)
+        if (image.height == 0 and max(top, bottom) > 0) or (image.width == 0 and max(left, right) > 0):
+            raise ValueError(f"pad: {padding_mode} padding of an empty image (after the negative amounts crop it)")
         array = np.asarray(image)
         widths = [(max(top, 0), max(bottom, 0)), (max(left, 0), max(right, 0))] + [(0, 0)] * (array.ndim - 2)
         out = PIL.Image.fromarray(np.pad(array, widths, mode=padding_mode))
-    if image.mode == "P":
-        out.putpalette(image.getpalette())
+    if source.mode == "P":
+        out.putpalette(source.getpalette())
     return out
 
 

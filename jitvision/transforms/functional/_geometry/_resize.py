@@ -96,14 +96,22 @@ def _compute_resized_output_size(
     scales the longer one (rounded down), capped at max_size; None scales the longer side to max_size.
 
     ``int(a * b / c)`` for positive ints is ``a * b // c``; writing each side as ``s * side // shorter``
-    needs no branch on which side is shorter, so symbolic sizes stay symbolic.
+    needs no branch on which side is shorter, so symbolic sizes stay symbolic. In Python ``size`` may also be an
+    int or a tuple (every kernel that resizes comes through here), as torchvision allows.
     """
+    if not torch.jit.is_scripting():
+        size = _size_as_list(size, op)
     _check_size(size, max_size, op)
     height, width = canvas_size[0], canvas_size[1]
+    if (size is None or len(size) == 1) and (torch.jit.is_scripting() or not is_tracing()):
+        if height <= 0 or width <= 0:  # no guard under dynamo: symbolic sizes stay unconstrained
+            raise ValueError(
+                op + ": cannot scale an empty image or canvas " + str([height, width]) + " by its sides' ratio"
+            )
     if size is None:
         assert max_size is not None
         longer = _sym_max(height, width)
-        return [max_size * height // longer, max_size * width // longer]
+        return _nonempty([max_size * height // longer, max_size * width // longer], [height, width], op)
     if len(size) == 2:
         return [size[0], size[1]]
     shorter = _sym_min(height, width)
@@ -114,7 +122,15 @@ def _compute_resized_output_size(
         new_longer = _sym_max(new_height, new_width)
         new_height = _sym_min(new_height, max_size * new_height // new_longer)
         new_width = _sym_min(new_width, max_size * new_width // new_longer)
-    return [new_height, new_width]
+    return _nonempty([new_height, new_width], [height, width], op)
+
+
+def _nonempty(new_size: List[int], old_size: List[int], op: str) -> List[int]:
+    """A computed output size that rounds to 0 (a 1x2 image with max_size=1) is refused, naming the op (torch's
+    interpolate would fail with a RuntimeError); not checked under dynamo, where sizes may be symbolic."""
+    if (torch.jit.is_scripting() or not is_tracing()) and (new_size[0] <= 0 or new_size[1] <= 0):
+        raise ValueError(op + ": the output size " + str(new_size) + " of the " + str(old_size) + " input is empty")
+    return new_size
 
 
 # ---- image kernels ------------------------------------------------------------------------------------------
@@ -142,6 +158,29 @@ def _native_bilinear_u8(
     return call_custom_op(torch.ops.jitvision_native.resize_center_crop, image, [new_size[0], new_size[1]])
 
 
+class UnsupportedInterpolationError(NotImplementedError, ValueError):
+    """BOX/HAMMING on a tensor: a NotImplementedError as in torchvision, and a ValueError like our other bad-argument
+    errors."""
+
+
+def _hits_width_one_bug(image: torch.Tensor, new_size: List[int]) -> bool:
+    """Whether torch's antialiased interpolate would return a wrong (constant) column: an output 1 pixel wide and
+    taller than that, on a float image or a uint8 one with 5 or more channels (torch 2.14)."""
+    if not torch.jit.is_scripting() and is_tracing():
+        if not (_statically_equal(new_size[1], 1) and _statically_known_greater_than_one(new_size[0])):
+            return False
+    elif new_size[1] != 1 or new_size[0] <= 1:
+        return False
+    return image.is_floating_point() or image.shape[-3] >= 5
+
+
+@torch.jit.unused
+def _statically_known_greater_than_one(a: Any) -> bool:
+    from torch.fx.experimental.symbolic_shapes import statically_known_true
+
+    return statically_known_true(a > 1)
+
+
 def _interpolate_image(
     image: torch.Tensor, new_size: List[int], interpolation: InterpolationMode, antialias: bool, op: str
 ) -> torch.Tensor:
@@ -151,17 +190,23 @@ def _interpolate_image(
     if image.is_complex():
         raise TypeError(op + ": complex images are not supported, got " + str(image.dtype))
     align_corners: Optional[bool] = None
-    if interpolation == InterpolationMode.BILINEAR or interpolation == InterpolationMode.BICUBIC:
-        align_corners = False
-    elif interpolation == InterpolationMode.NEAREST or interpolation == InterpolationMode.NEAREST_EXACT:
+    pil_only = interpolation == InterpolationMode.BOX or interpolation == InterpolationMode.HAMMING
+    if interpolation == InterpolationMode.NEAREST or interpolation == InterpolationMode.NEAREST_EXACT or pil_only:
         antialias = False
-    else:
-        raise ValueError(op + ": interpolation " + interpolation.value + " is only supported for PIL images")
+    else:  # bilinear, bicubic, lanczos
+        align_corners = False
+        if interpolation == InterpolationMode.LANCZOS and not antialias:
+            raise ValueError(op + ": interpolation lanczos needs antialias=True on tensors")
 
     shape = image.shape
     num_channels, old_height, old_width = shape[-3], shape[-2], shape[-1]
     if _known_same_size(new_size, old_height, old_width):
         return image
+    if pil_only:
+        # NotImplementedError as in torchvision (torch has no such filter), and a ValueError like our other errors
+        raise UnsupportedInterpolationError(
+            op + ": interpolation " + interpolation.value + " is only supported for PIL images, not tensors"
+        )
     if image.numel() == 0:
         return image.new_empty(list(shape[:-2]) + [new_size[0], new_size[1]])
 
@@ -171,6 +216,11 @@ def _interpolate_image(
     if dtype == torch.uint8:
         # uint8 runs natively for nearest everywhere, and for bilinear/bicubic on CPU.
         native = align_corners is None or image.device.type == "cpu"
+        if align_corners is not None and num_channels == 3 and (torch.jit.is_scripting() or not is_tracing()):
+            # torch 2.14's uint8 bilinear/bicubic/lanczos kernel fails an internal assert for a 3-channel 1x1 output
+            # from a taller input (the output is then ambiguously channels-last): resample in float32 instead
+            if new_size[0] == 1 and new_size[1] == 1 and old_height > 1:
+                native = False
     image = image.reshape(-1, num_channels, old_height, old_width)
     if (torch.jit.is_scripting() or not is_tracing()) and image.shape[0] == 1:
         # A single channels-last image reshaped to 1CHW: restride the batch dimension so interpolate sees an
@@ -184,15 +234,26 @@ def _interpolate_image(
             return fast.reshape(list(shape[:-2]) + [new_size[0], new_size[1]])
     if not native:
         image = image.to(torch.float32)
-    out = interpolate(
-        image,
-        size=[new_size[0], new_size[1]],
-        mode=interpolation.value,
-        align_corners=align_corners,
-        antialias=antialias,
-    )
+    if antialias and _hits_width_one_bug(image, new_size):
+        # torch 2.14's antialiased kernels return one value for the whole column when the output is 1 pixel wide
+        # and taller (float always, uint8 with 5+ channels); resampling the transposed image is right.
+        out = interpolate(
+            image.transpose(-1, -2),
+            size=[new_size[1], new_size[0]],
+            mode=interpolation.value,
+            align_corners=align_corners,
+            antialias=antialias,
+        ).transpose(-1, -2)
+    else:
+        out = interpolate(
+            image,
+            size=[new_size[0], new_size[1]],
+            mode=interpolation.value,
+            align_corners=align_corners,
+            antialias=antialias,
+        )
     if not native:
-        if dtype == torch.uint8 and interpolation == InterpolationMode.BICUBIC:
+        if dtype == torch.uint8 and interpolation != InterpolationMode.BILINEAR:  # bicubic/lanczos overshoot
             out = out.clamp_(min=0, max=255)
         if integral:
             out = out.round_()
@@ -208,11 +269,23 @@ def resize_image(
     antialias: Optional[bool] = True,
 ) -> torch.Tensor:
     """Resize ``[..., C, H, W]`` (float or uint8 natively; other dtypes through float32 and back)."""
-    mode = check_interpolation(interpolation, "resize")
+    return _resize_image(image, size, interpolation, max_size, antialias, "resize")
+
+
+def _resize_image(
+    image: torch.Tensor,
+    size: Optional[List[int]],
+    interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
+    max_size: Optional[int] = None,
+    antialias: Optional[bool] = True,
+    op: str = "resize",
+) -> torch.Tensor:
+    """Resize ``[..., C, H, W]`` (float or uint8 natively; other dtypes through float32 and back)."""
+    mode = check_interpolation(interpolation, op)
     if image.ndim < 3:
-        raise ValueError("resize: expected an image [..., C, H, W], got " + str(image.ndim) + " dimensions")
-    new_size = _compute_resized_output_size([image.shape[-2], image.shape[-1]], size, max_size, "resize")
-    return _interpolate_image(image, new_size, mode, antialias is True, "resize")
+        raise ValueError(op + ": expected an image [..., C, H, W], got " + str(image.ndim) + " dimensions")
+    new_size = _compute_resized_output_size([image.shape[-2], image.shape[-1]], size, max_size, op)
+    return _interpolate_image(image, new_size, mode, antialias is True, op)
 
 
 resize_video = resize_image
@@ -225,19 +298,31 @@ def resize_mask(
     max_size: Optional[int] = None,
 ) -> torch.Tensor:
     """Resize ``[..., H, W]`` masks; like torchvision, any mode other than NEAREST_EXACT means NEAREST."""
-    mode = check_interpolation(interpolation, "resize")
+    return _resize_mask(mask, size, interpolation, max_size, "resize")
+
+
+def _resize_mask(
+    mask: torch.Tensor,
+    size: Optional[List[int]],
+    interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
+    max_size: Optional[int] = None,
+    op: str = "resize",
+) -> torch.Tensor:
+    """Resize ``[..., H, W]`` masks; like torchvision, any mode other than NEAREST_EXACT means NEAREST."""
+    mode = check_interpolation(interpolation, op)
     if mode != InterpolationMode.NEAREST_EXACT:
         mode = InterpolationMode.NEAREST
     if mask.ndim < 2:
-        raise ValueError("resize: expected a mask [..., H, W], got " + str(mask.ndim) + " dimensions")
+        raise ValueError(op + ": expected a mask [..., H, W], got " + str(mask.ndim) + " dimensions")
     squeeze = mask.ndim == 2
     if squeeze:
         mask = mask.unsqueeze(0)
-    new_size = _compute_resized_output_size([mask.shape[-2], mask.shape[-1]], size, max_size, "resize")
-    out = _interpolate_image(mask, new_size, mode, False, "resize")
+    new_size = _compute_resized_output_size([mask.shape[-2], mask.shape[-1]], size, max_size, op)
+    out = _interpolate_image(mask, new_size, mode, False, op)
     return out.squeeze(0) if squeeze else out
 
 
+@torch.jit.unused
 def resize_image_pil(
     image: PIL.Image.Image,
     size: Optional[List[int]],
@@ -245,8 +330,20 @@ def resize_image_pil(
     max_size: Optional[int] = None,
 ) -> PIL.Image.Image:
     """Resize with Pillow itself (Pillow always antialiases)."""
-    mode = check_interpolation(interpolation, "resize")
-    new_height, new_width = _compute_resized_output_size([image.height, image.width], size, max_size, "resize")
+    return _resize_image_pil(image, size, interpolation, max_size, "resize")
+
+
+@torch.jit.unused
+def _resize_image_pil(
+    image: PIL.Image.Image,
+    size: Optional[List[int]],
+    interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
+    max_size: Optional[int] = None,
+    op: str = "resize",
+) -> PIL.Image.Image:
+    """Resize with Pillow itself (Pillow always antialiases)."""
+    mode = check_interpolation(interpolation, op)
+    new_height, new_width = _compute_resized_output_size([image.height, image.width], size, max_size, op)
     if (new_height, new_width) == (image.height, image.width):
         return image
     return image.resize((new_width, new_height), resample=pil_resample_code(mode))
@@ -256,6 +353,8 @@ def resize_image_pil(
 
 
 def _scale_factors(old_size: List[int], new_size: List[int], repeats: int, device: torch.device) -> torch.Tensor:
+    if old_size[0] <= 0 or old_size[1] <= 0:
+        raise ValueError("resize: cannot scale coordinates on an empty canvas " + str(old_size))
     # (x, y) ratios computed in double, applied in float32 like torchvision.
     ratios: List[float] = [new_size[1] / old_size[1], new_size[0] / old_size[0]] * repeats
     return torch.tensor(ratios, dtype=torch.float32, device=device)

@@ -19,9 +19,16 @@ from .... import _native
 from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
 from .._dispatch import call_custom_op, get_kernel, is_pure_tensor, register_kernel, unwrap
 from .._meta import as_box_format, convert_bounding_box_format_kernel
-from ._crop import check_crop_size, crop_image
+from ._crop import crop_image
 from ._interpolation import InterpolationMode, check_interpolation
-from ._resize import _compute_resized_output_size, resize_image, resize_image_pil, resize_mask
+from ._resize import _compute_resized_output_size, _resize_image, _resize_image_pil, _resize_mask
+
+
+def _check_region(height: int, width: int) -> None:
+    # torchvision fails inside its resize for an empty region (RuntimeError); a ValueError naming the op here
+    if height <= 0 or width <= 0:
+        raise ValueError(f"resized_crop: the crop height and width must be positive, got [{height}, {width}]")
+
 
 # ---- the crop step ---------------------------------------------------------------------------------------
 # Dense kinds use crop_image (torchvision's crop: zero padding outside the image). Boxes and keypoints use
@@ -81,11 +88,11 @@ def resized_crop_image(
     interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
     antialias: Optional[bool] = True,
 ) -> torch.Tensor:
-    check_crop_size(height, width, "resized_crop")
+    _check_region(height, width)
     if image.ndim < 3:
         raise ValueError("resized_crop: expected an image [..., C, H, W], got " + str(image.ndim) + " dimensions")
     image = crop_image(image, top, left, height, width)
-    return resize_image(image, size, interpolation=interpolation, antialias=antialias)
+    return _resize_image(image, size, interpolation, None, antialias, "resized_crop")
 
 
 resized_crop_video = resized_crop_image
@@ -95,11 +102,11 @@ def resized_crop_mask(
     mask: torch.Tensor, top: int, left: int, height: int, width: int, size: List[int]
 ) -> torch.Tensor:
     """Masks are always resampled with NEAREST, as in torchvision."""
-    check_crop_size(height, width, "resized_crop")
+    _check_region(height, width)
     if mask.ndim < 2:
         raise ValueError("resized_crop: expected a mask [..., H, W], got " + str(mask.ndim) + " dimensions")
     mask = crop_image(mask, top, left, height, width)
-    return resize_mask(mask, size)
+    return _resize_mask(mask, size, InterpolationMode.NEAREST, None, "resized_crop")
 
 
 def resized_crop_image_pil(
@@ -112,9 +119,9 @@ def resized_crop_image_pil(
     interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
 ) -> PIL.Image.Image:
     """Pillow's own crop (zero fill outside the image) and resize."""
-    check_crop_size(height, width, "resized_crop")
+    _check_region(height, width)
     image = image.crop((left, top, left + width, top + height))
-    return resize_image_pil(image, size, interpolation=interpolation)
+    return _resize_image_pil(image, size, interpolation, None, "resized_crop")
 
 
 def resized_crop_bounding_boxes(
@@ -128,7 +135,7 @@ def resized_crop_bounding_boxes(
     clamping_mode: Optional[str] = "soft",
 ) -> Tuple[torch.Tensor, Tuple[int, int]]:
     """Returns (boxes, new canvas_size); boxes are clamped to the crop (unless clamping_mode is None)."""
-    check_crop_size(height, width, "resized_crop")
+    _check_region(height, width)
     new_size = _compute_resized_output_size([height, width], size, None, "resized_crop")
     box = _box_tensor(top, left, height, width, bounding_boxes.device)
     format = as_box_format(format, "resized_crop")
@@ -140,7 +147,7 @@ def resized_crop_keypoints(
     keypoints: torch.Tensor, top: int, left: int, height: int, width: int, size: List[int]
 ) -> Tuple[torch.Tensor, Tuple[int, int]]:
     """Returns (keypoints, new canvas_size)."""
-    check_crop_size(height, width, "resized_crop")
+    _check_region(height, width)
     new_size = _compute_resized_output_size([height, width], size, None, "resized_crop")
     out = _crop_resize_keypoints(keypoints, _box_tensor(top, left, height, width, keypoints.device), new_size)
     return out, (new_size[0], new_size[1])

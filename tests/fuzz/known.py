@@ -1,0 +1,50 @@
+"""The documented differences from torchvision that the fuzz suite must not report (README, "Deliberate
+differences"), as predicates on (op name, the drawn arguments, ...)."""
+
+from typing import Any, Dict
+
+import torch
+from torch.utils import _pytree as pytree
+
+from tests.helpers import hits_torch_width_one_bug
+
+
+def accepts_where_torchvision_rejects(name: str, context: Dict[str, Any], error: Exception) -> bool:
+    """True where we return a result on purpose and torchvision raises a TypeError/ValueError."""
+    return False
+
+
+def _saturates_where_torchvision_wraps(name: str, context: Dict[str, Any], inpt: Any) -> bool:
+    """to_dtype(scale=True) from floats to an integer dtype where torchvision's result wraps around and ours
+    saturates (README): float16/bfloat16 (1.0 * 255.999 rounds up to 256 there) and values outside [0, 1]."""
+    steps = [(context.get("class", name), context)] + [(step, kw) for step, kw in context.get("steps", [])]
+    for step, kwargs in steps:
+        if step not in ("to_dtype", "convert_image_dtype", "ToDtype") or not kwargs.get("scale", step != "to_dtype"):
+            continue
+        dtype = kwargs.get("dtype")
+        if isinstance(dtype, torch.dtype) and not dtype.is_floating_point:
+            leaves = [leaf for leaf in pytree.tree_leaves(inpt) if isinstance(leaf, torch.Tensor)]
+            for leaf in leaves:
+                if leaf.dtype in (torch.float16, torch.bfloat16):
+                    return True
+                if leaf.is_floating_point() and leaf.numel() and (leaf.min() < 0 or leaf.max() > 1):
+                    return True  # out of range floats (coordinates): torchvision wraps around too
+    return False
+
+
+def values_differ_by_design(name: str, context: Dict[str, Any], inpt: Any, theirs: Any) -> bool:
+    """True where our values differ from torchvision's on purpose (compared by shape only then)."""
+    if _saturates_where_torchvision_wraps(name, context, inpt):
+        return True
+    if name in ("crop", "resized_crop") and context.get("kind") != "PIL":
+        top, left, height, width = (context.get(key, 0) for key in ("top", "left", "height", "width"))
+        if top + height < 0 or left + width < 0:
+            return True  # wholly above/left of the image: zeros of the requested size (torchvision's slice wraps)
+    interpolation = context.get("interpolation", "bilinear")
+    antialias = context.get("antialias", True)
+    if name in ("resize", "resized_crop", "Resize", "Compose"):
+        leaves = [leaf for leaf in pytree.tree_leaves(theirs) if isinstance(leaf, torch.Tensor)]
+        inputs = [leaf for leaf in pytree.tree_leaves(inpt) if isinstance(leaf, torch.Tensor)]
+        if any(hits_torch_width_one_bug(i, o, interpolation, antialias) for i in inputs for o in leaves):
+            return True  # torch's constant column; ours is right (README)
+    return False
