@@ -1,7 +1,8 @@
 """Functionals (dispatch on the input's type) and their kernels: the drop-in for
 ``torchvision.transforms.v2.functional``."""
 
-from ._dispatch import register_kernel
+from ._deprecated import get_image_size, to_tensor
+from ._dispatch import is_pure_tensor, register_kernel
 from ._geometry._crop import (
     center_crop,
     center_crop_bounding_boxes,
@@ -69,6 +70,7 @@ from ._meta import (
     clamp_keypoints,
     convert_bounding_box_format,
     get_size,
+    get_size_image,
 )
 from ._misc import (
     convert_image_dtype,
@@ -78,5 +80,20 @@ from ._misc import (
     to_dtype,
     to_dtype_image,
     to_dtype_video,
+)
+from ._size import (
+    get_dimensions,
+    get_dimensions_image,
+    get_dimensions_video,
+    get_image_num_channels,
+    get_num_channels,
+    get_num_channels_image,
+    get_num_channels_video,
+    get_num_frames,
+    get_num_frames_video,
+    get_size_bounding_boxes,
+    get_size_keypoints,
+    get_size_mask,
+    get_size_video,
 )
 from ._type_conversion import pil_to_tensor, to_image, to_pil_image, to_pure_tensor

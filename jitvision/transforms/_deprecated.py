@@ -1,0 +1,50 @@
+"""torchvision's deprecated classes kept for drop-in use: ``ToTensor`` and ``ConvertImageDtype``."""
+
+import warnings
+from typing import Any, Dict
+
+import numpy as np
+import PIL.Image
+import torch
+
+from . import functional as F
+from ._misc import ToDtype
+from ._type_conversion import _PythonOnly
+
+
+class ToTensor(_PythonOnly):
+    """PIL images and ``[H, W, C]`` numpy arrays to ``[C, H, W]`` tensors, uint8 data scaled to float [0, 1]
+    (``functional.to_tensor``). Deprecated upstream (it warns, as torchvision's does): use
+    ``Compose([ToImage(), ToDtype(torch.float32, scale=True)])``. Python only: scripting raises a TypeError."""
+
+    _transformed_types = (PIL.Image.Image, np.ndarray)
+
+    def __init__(self) -> None:
+        warnings.warn(
+            "ToTensor is deprecated (as in torchvision): use Compose([ToImage(), ToDtype(torch.float32, scale=True)])",
+            stacklevel=2,
+        )
+        super().__init__()
+
+    @torch.jit.unused
+    def _supports(self, input_type: type) -> bool:
+        return issubclass(input_type, (PIL.Image.Image, np.ndarray))
+
+    @torch.jit.unused
+    def transform(self, inpt: Any, params: Dict[str, Any]) -> Any:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the class already warned once, at construction
+            return F.to_tensor(inpt)
+
+
+class ConvertImageDtype(ToDtype):
+    """``ToDtype(dtype, scale=True)`` under torchvision's legacy name: images and videos (and the pure tensor that
+    stands for the image) are converted and rescaled, everything else passes through."""
+
+    def __init__(self, dtype: torch.dtype = torch.float32) -> None:
+        if not isinstance(dtype, torch.dtype):
+            raise TypeError(f"ConvertImageDtype: dtype must be a torch.dtype, got {dtype!r}")
+        super().__init__(dtype, scale=True)
+
+    def extra_repr(self) -> str:
+        return f"dtype={self.dtype}"
