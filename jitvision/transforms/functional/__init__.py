@@ -1,8 +1,10 @@
 """Functionals (dispatch on the input's type) and their kernels: the drop-in for
 ``torchvision.transforms.v2.functional``."""
 
+from ._blur import gaussian_blur, gaussian_blur_image, gaussian_blur_image_pil, gaussian_blur_video
 from ._deprecated import get_image_size, to_tensor
 from ._dispatch import is_pure_tensor, register_kernel
+from ._erase import erase, erase_image, erase_image_pil, erase_video
 from ._geometry._crop import (
     center_crop,
     center_crop_bounding_boxes,
@@ -65,6 +67,7 @@ from ._geometry._resized_crop import (
     resized_crop_mask,
     resized_crop_video,
 )
+from ._jpeg import jpeg, jpeg_image, jpeg_image_pil, jpeg_video
 from ._meta import (
     clamp_bounding_boxes,
     clamp_keypoints,
@@ -81,6 +84,7 @@ from ._misc import (
     to_dtype_image,
     to_dtype_video,
 )
+from ._noise import gaussian_noise, gaussian_noise_image, gaussian_noise_video
 from ._size import (
     get_dimensions,
     get_dimensions_image,
@@ -96,4 +100,5 @@ from ._size import (
     get_size_mask,
     get_size_video,
 )
+from ._temporal import uniform_temporal_subsample, uniform_temporal_subsample_video
 from ._type_conversion import pil_to_tensor, to_image, to_pil_image, to_pure_tensor
