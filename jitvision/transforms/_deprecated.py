@@ -8,7 +8,7 @@ import PIL.Image
 import torch
 
 from . import functional as F
-from ._misc import ToDtype
+from ._misc import _Deterministic
 from ._type_conversion import _PythonOnly
 
 
@@ -37,14 +37,21 @@ class ToTensor(_PythonOnly):
             return F.to_tensor(inpt)
 
 
-class ConvertImageDtype(ToDtype):
-    """``ToDtype(dtype, scale=True)`` under torchvision's legacy name: images and videos (and the pure tensor that
-    stands for the image) are converted and rescaled, everything else passes through."""
+class ConvertImageDtype(_Deterministic):
+    """``functional.to_dtype(inpt, dtype, scale=True)`` on every leaf ``to_dtype`` supports, as torchvision's
+    legacy class: images and videos are converted and rescaled, masks, boxes and keypoints converted without
+    scaling (unlike ``ToDtype(dtype)``, which leaves them alone)."""
+
+    _functional = staticmethod(F.to_dtype)
 
     def __init__(self, dtype: torch.dtype = torch.float32) -> None:
+        super().__init__()
         if not isinstance(dtype, torch.dtype):
             raise TypeError(f"ConvertImageDtype: dtype must be a torch.dtype, got {dtype!r}")
-        super().__init__(dtype, scale=True)
+        self.dtype = dtype
+
+    def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        return F.to_dtype(inpt, self.dtype, scale=True)
 
     def extra_repr(self) -> str:
         return f"dtype={self.dtype}"
