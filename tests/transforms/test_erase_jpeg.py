@@ -36,14 +36,22 @@ def test_erase_matches_torchvision(seed):
     image = make_image(h, w, torch.float32 if seed % 2 else torch.uint8)
     i, j, eh, ew, v = _erase_args(h, w, 3)
     for inpt in (image, tv_tensors.Image(image), tv_tensors.Video(image[None].expand(2, -1, -1, -1))):
-        assert_matches_oracle(F.erase(inpt, i, j, eh, ew, v), tv_functional.erase(to_torchvision(inpt), i, j, eh, ew, v))
+        assert_matches_oracle(
+            F.erase(inpt, i, j, eh, ew, v), tv_functional.erase(to_torchvision(inpt), i, j, eh, ew, v)
+        )
         # the box as a tensor, through a mask, gives the same
         box = torch.tensor([i, j, eh, ew])
         plain = inpt.as_subclass(torch.Tensor)
-        value = v if v.ndim == 0 or v.shape[-1] == 1 else torch.nn.functional.pad(v, [j, w - j - v.shape[-1], i, h - i - v.shape[-2]])
+        value = (
+            v
+            if v.ndim == 0 or v.shape[-1] == 1
+            else torch.nn.functional.pad(v, [j, w - j - v.shape[-1], i, h - i - v.shape[-2]])
+        )
         assert torch.equal(erase_where(plain, box, value), F.erase(plain, i, j, eh, ew, v))
     pil = PILImage.fromarray(make_image(h, w).permute(1, 2, 0).numpy())
-    assert_matches_oracle(F.erase(pil, i, j, eh, ew, torch.tensor(7.0)), tv_functional.erase(pil, i, j, eh, ew, torch.tensor(7.0)))
+    assert_matches_oracle(
+        F.erase(pil, i, j, eh, ew, torch.tensor(7.0)), tv_functional.erase(pil, i, j, eh, ew, torch.tensor(7.0))
+    )
     inplace = image.clone()
     assert F.erase(inplace, i, j, eh, ew, torch.tensor(1.0), inplace=True) is inplace
 
@@ -73,6 +81,7 @@ def test_erase_bad_value_shape():
 def test_random_erasing_distribution_matches_torchvision(value):
     # the erased area fraction and aspect ratio, over many draws, against torchvision's (same distribution)
     image = torch.full((3, 40, 50), 128, dtype=torch.uint8) if value != "random" else torch.full((3, 40, 50), 0.5)
+
     def stats(transform):
         areas, ratios = [], []
         for _ in range(300):
@@ -83,6 +92,7 @@ def test_random_erasing_distribution_matches_torchvision(value):
                 areas.append(float(h * w) / (40 * 50))
                 ratios.append(float(h) / float(w))
         return torch.tensor(areas), torch.tensor(ratios)
+
     torch.manual_seed(0)
     ours = stats(T.RandomErasing(p=1.0, value=value))
     theirs = stats(tv_transforms.RandomErasing(p=1.0, value=value))
@@ -94,10 +104,14 @@ def test_random_erasing_distribution_matches_torchvision(value):
 def test_random_erasing_matches_erase_with_its_parameters():
     sample = {"image": tv_tensors.Image(make_image(30, 40)), "boxes": make_boxes((30, 40)), "mask": make_mask(30, 40)}
     transform = T.RandomErasing(p=1.0, value=[1.0, 2.0, 3.0], generator=torch.Generator().manual_seed(4))
-    params = T.RandomErasing(p=1.0, value=[1.0, 2.0, 3.0], generator=torch.Generator().manual_seed(4))._draw(30, 40, torch.device("cpu"))
+    params = T.RandomErasing(p=1.0, value=[1.0, 2.0, 3.0], generator=torch.Generator().manual_seed(4))._draw(
+        30, 40, torch.device("cpu")
+    )
     out = transform(sample)
     i, j, h, w = params["box"].tolist()
-    expected = tv_functional.erase(to_torchvision(sample["image"]), i, j, h, w, torch.tensor([1.0, 2.0, 3.0]).view(3, 1, 1))
+    expected = tv_functional.erase(
+        to_torchvision(sample["image"]), i, j, h, w, torch.tensor([1.0, 2.0, 3.0]).view(3, 1, 1)
+    )
     assert_matches_oracle(out["image"], expected)
     assert out["boxes"] is sample["boxes"] and out["mask"] is sample["mask"]
     assert torch.equal(T.RandomErasing(p=0.0)(sample)["image"], sample["image"])
@@ -124,7 +138,9 @@ def test_random_erasing_modes_and_batches(tmp_path):
 
 
 def _photo(h, w, batch=()):
-    smooth = torch.nn.functional.interpolate(torch.rand(int(torch.tensor(batch).prod()) if batch else 1, 3, 6, 8) * 255, size=(h, w), mode="bilinear")
+    smooth = torch.nn.functional.interpolate(
+        torch.rand(int(torch.tensor(batch).prod()) if batch else 1, 3, 6, 8) * 255, size=(h, w), mode="bilinear"
+    )
     noisy = (smooth + torch.randn_like(smooth) * 6).clamp(0, 255).to(torch.uint8)
     return noisy.reshape(*batch, 3, h, w) if batch else noisy[0]
 
@@ -138,7 +154,9 @@ def test_jpeg_matches_torchvision(quality):
     pil = PILImage.fromarray(image.permute(1, 2, 0).numpy())
     assert_matches_oracle(F.jpeg(pil, quality), tv_functional.jpeg(pil, quality))
     torch.manual_seed(quality)
-    assert_matches_oracle(T.JPEG(quality)(tv_tensors.Image(image)), tv_transforms.JPEG(quality)(to_torchvision(tv_tensors.Image(image))))
+    assert_matches_oracle(
+        T.JPEG(quality)(tv_tensors.Image(image)), tv_transforms.JPEG(quality)(to_torchvision(tv_tensors.Image(image)))
+    )
 
 
 def test_jpeg_is_one_graph_node_and_scripts(tmp_path):

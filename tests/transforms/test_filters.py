@@ -48,15 +48,18 @@ def test_gaussian_blur_matches_torchvision(h, w, kernel_size, sigma, dtype, open
 
 def test_gaussian_blur_pil_int_and_number_arguments():
     pil = PILImage.fromarray(make_image(20, 30).permute(1, 2, 0).numpy())
-    assert_matches_oracle(F.gaussian_blur(pil, [5, 3], [1.5, 0.7]), tv_functional.gaussian_blur(pil, [5, 3], [1.5, 0.7]))
+    assert_matches_oracle(
+        F.gaussian_blur(pil, [5, 3], [1.5, 0.7]), tv_functional.gaussian_blur(pil, [5, 3], [1.5, 0.7])
+    )
     image = make_image()
     assert_matches_oracle(F.gaussian_blur(image, 5, 2.0), tv_functional.gaussian_blur(image, 5, 2.0))
 
 
 def test_gaussian_blur_class_matches_torchvision_with_a_fixed_sigma():
     sample = {"image": tv_tensors.Image(make_image()), "boxes": make_boxes(), "mask": make_mask()}
-    assert_matches_oracle(T.GaussianBlur(5, sigma=1.3)(sample),
-                          tv_transforms.GaussianBlur(5, sigma=1.3)(to_torchvision(sample)))
+    assert_matches_oracle(
+        T.GaussianBlur(5, sigma=1.3)(sample), tv_transforms.GaussianBlur(5, sigma=1.3)(to_torchvision(sample))
+    )
 
 
 def test_gaussian_blur_functional_modes(tmp_path):

@@ -58,11 +58,16 @@ def test_queries_match_torchvision(name, kind, inpt):
 @pytest.mark.parametrize(
     "kernel, inpt",
     [
-        ("get_dimensions_image", make_image()), ("get_dimensions_video", make_image(batch=(2,))),
-        ("get_num_channels_image", torch.rand(5, 6)), ("get_num_channels_video", make_image(batch=(2,))),
-        ("get_num_frames_video", make_image(batch=(3,))), ("get_size_image", make_image()),
-        ("get_size_video", make_image(batch=(3,))), ("get_size_mask", make_mask()),
-        ("get_size_bounding_boxes", make_boxes()), ("get_size_keypoints", make_keypoints()),
+        ("get_dimensions_image", make_image()),
+        ("get_dimensions_video", make_image(batch=(2,))),
+        ("get_num_channels_image", torch.rand(5, 6)),
+        ("get_num_channels_video", make_image(batch=(2,))),
+        ("get_num_frames_video", make_image(batch=(3,))),
+        ("get_size_image", make_image()),
+        ("get_size_video", make_image(batch=(3,))),
+        ("get_size_mask", make_mask()),
+        ("get_size_bounding_boxes", make_boxes()),
+        ("get_size_keypoints", make_keypoints()),
     ],
 )
 def test_kernels_match_torchvision(kernel, inpt):
@@ -85,11 +90,16 @@ def test_get_image_size_and_to_tensor_match_torchvision():
     with pytest.warns(UserWarning):
         assert F.get_image_size(image) == tv_functional.get_image_size(image) == [13, 9]
     arrays = [
-        np.random.randint(0, 256, (7, 9, 3), dtype=np.uint8), np.random.rand(7, 9).astype(np.float32),
+        np.random.randint(0, 256, (7, 9, 3), dtype=np.uint8),
+        np.random.rand(7, 9).astype(np.float32),
         np.random.randint(0, 256, (7, 9), dtype=np.uint8),
     ]
-    pils = [PILImage.fromarray(arrays[0]), PILImage.fromarray(arrays[2]), PILImage.fromarray(arrays[2]).convert("1"),
-            PILImage.fromarray(arrays[1])]
+    pils = [
+        PILImage.fromarray(arrays[0]),
+        PILImage.fromarray(arrays[2]),
+        PILImage.fromarray(arrays[2]).convert("1"),
+        PILImage.fromarray(arrays[1]),
+    ]
     for inpt in arrays + pils:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -112,9 +122,9 @@ def test_to_tensor_class_and_convert_image_dtype():
         torch.jit.script(ours)
     sample = {"image": tv_tensors.Image(make_image()), "mask": make_mask(), "boxes": make_boxes()}
     for dtype in (torch.float32, torch.float64, torch.int16):
-        assert_matches_oracle(T.ConvertImageDtype(dtype)(sample), tv_transforms.ConvertImageDtype(dtype)(
-            to_torchvision(sample)))
-    image = make_image()
+        assert_matches_oracle(
+            T.ConvertImageDtype(dtype)(sample), tv_transforms.ConvertImageDtype(dtype)(to_torchvision(sample))
+        )
 
 
 def test_convert_image_dtype_scripts(tmp_path):
@@ -150,7 +160,8 @@ def test_helpers_match_torchvision():
             # our kinds and torchvision's are interchangeable in the checks
             assert T.has_any(theirs, *types) == T.has_any(sample, *tv_types) == T.has_any(sample, *types)
         assert T.check_type(sample[0], (str, tv_tensors.Image)) == tv_transforms.check_type(
-            theirs[0], (str, tv_tv_tensors.Image))
+            theirs[0], (str, tv_tv_tensors.Image)
+        )
     sample = [tv_tensors.Image(make_image(8, 9)), make_boxes((8, 9)), make_keypoints((8, 9))]
     assert T.get_bounding_boxes(sample) is sample[1]
     assert T.get_keypoints(sample) is sample[2]
