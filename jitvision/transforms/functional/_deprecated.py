@@ -8,7 +8,7 @@ import numpy as np
 import PIL.Image
 import torch
 
-from ._dispatch import is_pure_tensor
+from ._dispatch import is_pure_tensor, is_tracing
 from ._meta import get_size
 from ._misc import to_dtype
 from ._type_conversion import pil_to_tensor
@@ -43,10 +43,12 @@ def get_image_size(inpt: torch.Tensor) -> List[int]:
 
     Deliberate difference: boxes and keypoints give their canvas size (torchvision gives the last two
     dimensions of the coordinate tensor)."""
-    warnings.warn(
-        "get_image_size is deprecated (as in torchvision): use get_size(...), which returns [h, w] instead of [w, h]",
-        stacklevel=2,
-    )
+    if not is_tracing():  # dynamo does not trace warnings.warn: warn in eager and TorchScript only
+        warnings.warn(
+            "get_image_size is deprecated (as in torchvision): use get_size(...), which returns [h, w] instead of "
+            "[w, h]",
+            stacklevel=2,
+        )
     if torch.jit.is_scripting() or is_pure_tensor(inpt):
         if inpt.ndim < 2:
             raise TypeError("get_image_size: expected a tensor with at least 2 dimensions [..., H, W]")
