@@ -200,3 +200,17 @@ def test_jpeg_bad_input():
         F.jpeg(torch.rand(3, 8, 8), 50)
     with pytest.raises(ValueError, match="jpeg"):
         F.jpeg(make_image(channels=2), 50)
+
+
+def test_random_erasing_eager_draw_equals_the_tensor_draw():
+    # the Python-float draw of eager single samples and the tensor draw (traced, batches) agree on one stream
+    for seed in range(200):
+        transform = T.RandomErasing(scale=(0.02, 0.9), ratio=(0.1, 10.0), generator=torch.Generator().manual_seed(seed))
+        h, w = 10 + seed % 37, 10 + seed % 23
+        eager = transform._draw_eager(h, w, torch.device("cpu"))
+        transform.generator.manual_seed(seed)
+        traced = {
+            "apply": torch.rand([], generator=transform.generator) < 0.5,
+            "box": transform._boxes([], h, w, torch.device("cpu")),
+        }
+        assert torch.equal(eager["box"], traced["box"]) and torch.equal(eager["apply"], traced["apply"]), seed

@@ -79,6 +79,10 @@ def blur_separable(image: torch.Tensor, kernel_size: List[int], weights_x: torch
     padded = nnf.pad(work.reshape(-1, height, width), [kx // 2, kx // 2, ky // 2, ky // 2], mode="reflect")
     padded = padded.reshape(list(shape[:-2]) + [height + ky - 1, width + kx - 1])
     weights_x, weights_y = weights_x.to(work.dtype), weights_y.to(work.dtype)
+    if not torch.jit.is_scripting():
+        if weights_x.ndim == 1 and weights_y.ndim == 1 and not is_tracing():
+            out = _blur_separable_eager(padded, height, width, weights_x.tolist(), weights_y.tolist())
+            return out if fp else out.round_().to(image.dtype)
     rows = padded[..., 0:width] * _tap(weights_x, 0, padded)
     for i in range(1, kx):
         rows = rows + padded[..., i : i + width] * _tap(weights_x, i, padded)
@@ -88,6 +92,20 @@ def blur_separable(image: torch.Tensor, kernel_size: List[int], weights_x: torch
     if fp:
         return out
     return out.round_().to(image.dtype)
+
+
+@torch.jit.unused
+def _blur_separable_eager(
+    padded: torch.Tensor, height: int, width: int, weights_x: List[float], weights_y: List[float]
+) -> torch.Tensor:
+    """The two passes with Python-float weights, accumulating in place (no temporary per tap)."""
+    rows = torch.mul(padded[..., 0:width], weights_x[0])
+    for i in range(1, len(weights_x)):
+        rows.add_(padded[..., i : i + width], alpha=weights_x[i])
+    out = torch.mul(rows[..., 0:height, :], weights_y[0])
+    for j in range(1, len(weights_y)):
+        out.add_(rows[..., j : j + height, :], alpha=weights_y[j])
+    return out
 
 
 @torch.jit.unused
@@ -130,7 +148,10 @@ def blur_with_sigma(image: torch.Tensor, kernel_size: List[int], sigma_x: torch.
         return image
     weight_dtype = image.dtype if image.is_floating_point() else torch.float32
     weights_x = gaussian_weights(kernel_size[0], sigma_x, weight_dtype)
-    weights_y = gaussian_weights(kernel_size[1], sigma_y, weight_dtype)
+    if kernel_size[1] == kernel_size[0] and sigma_y is sigma_x:
+        weights_y = weights_x
+    else:
+        weights_y = gaussian_weights(kernel_size[1], sigma_y, weight_dtype)
     if not torch.jit.is_scripting():
         if _opencv_applies(image, kernel_size):
             return _blur_opencv(image, weights_x, weights_y)
@@ -147,7 +168,7 @@ def gaussian_blur_image(
     if image.ndim < 2:
         raise ValueError(f"gaussian_blur: expected an image [..., H, W], got {image.ndim} dimensions")
     sigma_x = torch.tensor(sigmas[0], dtype=torch.float64, device=image.device)
-    sigma_y = torch.tensor(sigmas[1], dtype=torch.float64, device=image.device)
+    sigma_y = sigma_x if sigmas[1] == sigmas[0] else torch.tensor(sigmas[1], dtype=torch.float64, device=image.device)
     return blur_with_sigma(image, kernel_size, sigma_x, sigma_y)
 
 
