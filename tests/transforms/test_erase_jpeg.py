@@ -9,6 +9,7 @@ from PIL import Image as PILImage
 import jitvision.transforms as T
 import jitvision.transforms.functional as F
 from jitvision import tv_tensors
+from jitvision.transforms.functional import _jpeg as jpeg_module
 from jitvision.transforms.functional._erase import erase_where
 from tests.helpers import (
     assert_matches_oracle,
@@ -145,8 +146,11 @@ def _photo(h, w, batch=()):
     return noisy.reshape(*batch, 3, h, w) if batch else noisy[0]
 
 
+@pytest.mark.parametrize("codec", ["opencv", "pillow"])
 @pytest.mark.parametrize("quality", [1, 17, 50, 75, 100])
-def test_jpeg_matches_torchvision(quality):
+def test_jpeg_matches_torchvision(quality, codec, monkeypatch):
+    if codec == "pillow":
+        monkeypatch.setattr(jpeg_module, "_cv2", None)
     h, w = torch.randint(8, 50, (2,)).tolist()
     image = _photo(h, w)
     for inpt in (image, image[:1], tv_tensors.Image(image), tv_tensors.Video(_photo(h, w, (2,))), _photo(h, w, (2, 2))):
