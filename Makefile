@@ -24,9 +24,15 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check jitvision tests
 
+# The peers of `python -m jitvision bench` (the `bench` extra of pyproject.toml; listed here so that installing
+# them does not reinstall and rebuild jitvision itself). None of them may change torch.
+BENCH_DEPS := "albumentations==2.0.8" "kornia==0.9.*" scikit-image matplotlib
+
 bench: $(STAMP)
-	$(PY) -m pip install -q albumentations matplotlib
+	$(PY) -m pip install -q $(BENCH_DEPS)
 	$(PY) -m jitvision bench --plot bench.png
+	$(PY) -m jitvision bench --per-transform --json bench-per-transform.json --plot bench-per-transform.png
+	$(PY) -m jitvision bench --batch --json bench-batch.json
 
 audit: $(STAMP)
 	$(PY) -m jitvision audit

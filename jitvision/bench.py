@@ -1,7 +1,16 @@
-"""``python -m jitvision bench``: the classification pipelines, jitvision vs torchvision v2 vs albumentations.
+"""``python -m jitvision bench``: jitvision vs torchvision v2 vs albumentations (and kornia).
 
-Two jobs, one thread (``torch.set_num_threads(1)``), times from ``torch.utils.benchmark.Timer`` (the best of
-interleaved rounds, see ``run``):
+Three modes:
+
+- default: the classification pipelines (below);
+- ``--per-transform``: images/s per transform on real photographs, jitvision eager and compiled, torchvision v2,
+  albumentations and kornia (the albumentations benchmark's method; see ``jitvision._bench.per_transform`` and,
+  for each row's parameters, ``jitvision._bench._rows``);
+- ``--batch``: per-sample augmentation of a 64-image batch: jitvision's batch API, loops of single-sample
+  pipelines, kornia (see ``jitvision._bench.batch``).
+
+The pipelines: two jobs, one thread (``torch.set_num_threads(1)``), times from ``torch.utils.benchmark.Timer``
+(the best of interleaved rounds, see ``run``):
 
 - ``train``: RandomResizedCrop(224), RandomHorizontalFlip, ToDtype(float32, scale=True), Normalize(ImageNet)
   on a 3x256x256 uint8 image;
@@ -32,6 +41,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 import torch
 from torch.utils.benchmark import Timer
 
+from ._bench._timing import Unavailable, static_shapes
+
 MEAN = [0.485, 0.456, 0.406]
 STD = [0.229, 0.224, 0.225]
 JOBS = {"train": (3, 256, 256), "infer": (3, 480, 640)}
@@ -42,10 +53,6 @@ RESIZE = 256
 
 Fn = Callable[[Any], Any]
 COMPILED_WARMUP = 10
-
-
-class Unavailable(Exception):
-    """A variant that cannot run here (missing op, missing library, compile failure)."""
 
 
 # ---- pipelines per library and style ---------------------------------------------------------------------------
@@ -225,8 +232,10 @@ def build(library: str, style: str, mode: str, job: str) -> Fn:
     if mode == "compiled":
         # Static shapes: each job is compiled for its own input size. Variants share code objects (the step
         # chains), so with automatic dynamic shapes the second job would recompile the shared frames as
-        # dynamic, which measures inductor's dynamic-shape code rather than the pipeline at that size.
-        fn = torch.compile(fn, dynamic=False)
+        # dynamic, which measures inductor's dynamic-shape code rather than the pipeline at that size. The
+        # static-shape settings are applied once around ``run`` (``static_shapes``) rather than with
+        # ``dynamic=False``, which re-applies them around every call (~40 us per call here).
+        fn = torch.compile(fn)
     return fn
 
 
@@ -252,6 +261,18 @@ def run(
     virtualised machine the speed of the same code swings by up to 1.5x between rounds a few seconds apart;
     interference only ever adds time, so the fastest round is the most repeatable estimate of each variant."""
     torch.set_num_threads(1)
+    with static_shapes():
+        return _run(jobs, variants, min_run_time, log, rounds, layout)
+
+
+def _run(
+    jobs: Sequence[str],
+    variants: Sequence[tuple],
+    min_run_time: float,
+    log: Optional[Callable[[str], None]],
+    rounds: int,
+    layout: str,
+) -> List[Dict[str, Any]]:
     rows: List[Dict[str, Any]] = []
     for job in jobs:
         job_rows: List[Dict[str, Any]] = []
@@ -366,27 +387,55 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    job = parser.add_mutually_exclusive_group()
+    job.add_argument(
+        "--per-transform", action="store_true", help="images/s per transform on photographs, all libraries"
+    )
+    job.add_argument("--batch", action="store_true", help="per-sample augmentation of a 64-image batch")
     parser.add_argument("--jobs", help="comma-separated: train,infer (default: both)")
     parser.add_argument("--libraries", help="comma-separated: jitvision,torchvision,albumentations (default: all)")
     parser.add_argument("--styles", help="comma-separated: kernels,functional,compose,fused (default: all)")
     parser.add_argument("--modes", help="comma-separated: eager,compiled (default: both)")
+    parser.add_argument("--only", help="--per-transform: comma-separated rows (default: all)")
     parser.add_argument(
-        "--min-run-time", type=float, default=2.0, help="seconds per variant, over all rounds (default 2.0)"
+        "--photos",
+        help="--per-transform: comma-separated photographs, or all (default: astronaut,coffee,chelsea; all: +rocket)",
     )
-    parser.add_argument("--rounds", type=int, default=7, help="interleaved rounds per job (default 7)")
+    parser.add_argument(
+        "--synthetic", action="store_true", help="--per-transform: synthetic images instead of the photographs"
+    )
+    parser.add_argument(
+        "--compile-backend",
+        choices=("inductor", "eager"),
+        default="inductor",
+        help="what the compiled variants of --per-transform/--batch hand their graphs to (eager: for tests)",
+    )
+    parser.add_argument(
+        "--min-run-time",
+        type=float,
+        help="seconds per variant over all rounds (default 2.0; --per-transform: 0.4 per row and variant)",
+    )
+    parser.add_argument("--rounds", type=int, help="interleaved rounds (default 7; --per-transform, --batch: 5)")
     parser.add_argument(
         "--layout", choices=LAYOUTS, default="chw", help="chw: contiguous image; hwc: a view of HWC memory (PIL)"
     )
-    parser.add_argument("--quick", action="store_true", help="eager only, 0.2 s per measurement")
+    parser.add_argument("--quick", action="store_true", help="eager only, short measurements (for tests)")
     parser.add_argument("--json", metavar="PATH", help="write the rows as JSON")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG bar chart (needs matplotlib)")
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.per_transform:
+        return _main_per_transform(args)
+    if args.batch:
+        return _main_batch(args)
+    if args.only or args.photos or args.synthetic:
+        raise SystemExit("python -m jitvision bench: --only, --photos and --synthetic go with --per-transform")
 
     jobs = _pick(args.jobs, list(JOBS), "job")
     libraries = _pick(args.libraries, ["jitvision", "torchvision", "albumentations"], "library")
     styles = _pick(args.styles, ["kernels", "functional", "compose", "fused"], "style")
     modes = _pick(args.modes, ["eager", "compiled"], "mode")
-    min_run_time = args.min_run_time
+    min_run_time = 2.0 if args.min_run_time is None else args.min_run_time
+    rounds = 7 if args.rounds is None else args.rounds
     if args.quick:
         modes, min_run_time = [m for m in modes if m == "eager"], min(min_run_time, 0.2)
     variants = [v for v in VARIANTS if v[0] in libraries and v[1] in styles and v[2] in modes]
@@ -395,10 +444,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if base[0] in libraries and base not in variants:
             variants.append(base)
 
-    log = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
-    rows = run(jobs, variants, min_run_time, log=log, rounds=args.rounds, layout=args.layout)
+    rows = run(jobs, variants, min_run_time, log=_log, rounds=rounds, layout=args.layout)
     print(
-        f"torch {torch.__version__}, 1 thread, {args.layout} input, best of {args.rounds} interleaved rounds, "
+        f"torch {torch.__version__}, 1 thread, {args.layout} input, best of {rounds} interleaved rounds, "
         "each the median of torch.utils.benchmark.Timer.blocked_autorange"
     )
     print(format_table(rows))
@@ -407,6 +455,79 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             json.dump({"torch": torch.__version__, "threads": 1, "layout": args.layout, "rows": rows}, f, indent=2)
     if args.plot:
         plot(rows, args.plot)
+    return 0
+
+
+def _log(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _versions() -> Dict[str, Optional[str]]:
+    import importlib.metadata
+
+    out: Dict[str, Optional[str]] = {}
+    for dist in ("torch", "torchvision", "albumentations", "kornia", "opencv-python-headless", "scikit-image"):
+        try:
+            out[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            out[dist] = None
+    return out
+
+
+def _main_per_transform(args: argparse.Namespace) -> int:
+    from ._bench import _photos, _rows, per_transform
+
+    rows = [row for row in _rows.ROWS if row.name in _pick(args.only, _rows.ROW_NAMES, "row")]
+    all_photos = [p[0] for p in _photos.PHOTOS]
+    if args.photos is None:
+        photo_names = list(_photos.DEFAULT_PHOTOS)
+    else:
+        photo_names = all_photos if args.photos == "all" else _pick(args.photos, all_photos, "photo")
+    images, names, label = _photos.load_photos(photo_names, synthetic=args.synthetic)
+    variants = per_transform.VARIANTS
+    min_run_time = 0.4 if args.min_run_time is None else args.min_run_time
+    rounds = 5 if args.rounds is None else args.rounds
+    if args.quick:
+        variants = [v for v in variants if v[1] == "eager"]
+        min_run_time, rounds = min(min_run_time, 0.05), min(rounds, 2)
+    sizes = ", ".join(f"{n} {tuple(i.shape[:2])}" for n, i in zip(names, images))
+    _log(f"images: {label}: {sizes}")
+    results = per_transform.run(rows, images, variants, min_run_time, rounds, backend=args.compile_backend, log=_log)
+    versions = _versions()
+    print(
+        f"images/s, 1 thread, {len(images)} images ({label}: {sizes}), best of {rounds} interleaved rounds; "
+        + ", ".join(f"{k} {v}" for k, v in versions.items() if v)
+    )
+    print(per_transform.format_markdown(results, variants))
+    if args.json:
+        with open(args.json, "w") as f:
+            meta = {"threads": 1, "images": label, "photos": names, "sizes": [list(i.shape) for i in images]}
+            json.dump({**meta, "versions": versions, "rows": results}, f, indent=2)
+    if args.plot:
+        per_transform.plot(results, args.plot, variants)
+    return 0
+
+
+def _main_batch(args: argparse.Namespace) -> int:
+    from ._bench import batch
+
+    variants = batch.VARIANTS
+    min_run_time = 2.0 if args.min_run_time is None else args.min_run_time
+    rounds = 5 if args.rounds is None else args.rounds
+    shape, crop = batch.BATCH, batch.CROP
+    if args.quick:
+        variants = [v for v in variants if v[1] == "eager"]
+        min_run_time, rounds, shape, crop = min(min_run_time, 0.05), min(rounds, 2), (4, 3, 64, 64), 48
+    rows = batch.run(variants, shape, crop, min_run_time, rounds, backend=args.compile_backend, log=_log)
+    versions = _versions()
+    print(
+        f"batch {list(shape)} uint8 -> [{shape[0]}, {shape[1]}, {crop}, {crop}] float32, 1 thread, best of {rounds} "
+        "interleaved rounds; " + ", ".join(f"{k} {v}" for k, v in versions.items() if v)
+    )
+    print(batch.format_markdown(rows))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"threads": 1, "shape": list(shape), "versions": versions, "rows": rows}, f, indent=2)
     return 0
 
 

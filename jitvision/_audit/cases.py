@@ -143,6 +143,13 @@ FUNCTIONAL_CASES: Dict[str, Case] = {
     "erase": Case({"i": 2, "j": 3, "h": 5, "w": 6, "v": torch.tensor(0.0)}, kinds=_IMAGE_KINDS),
     "jpeg": Case({"quality": 50}, kinds=("uint8", "Image", "Video"), script_note=_JPEG_SCRIPT),
     "uniform_temporal_subsample": Case({"num_samples": 2}, kinds=("Video",)),
+    "sanitize_bounding_boxes": Case(
+        kinds=("BoundingBoxes", "boxes"),
+        plain_kwargs={"format": BoxFormat("XYXY"), "canvas_size": list(FIXED_SIZE)},
+    ),
+    "sanitize_keypoints": Case(kinds=("KeyPoints", "points"), plain_kwargs={"canvas_size": list(FIXED_SIZE)}),
+    "five_crop": Case({"size": [12, 16]}, kinds=("float", "uint8", "Image", "Video")),
+    "ten_crop": Case({"size": [12, 16], "vertical_flip": True}, kinds=("float", "uint8", "Image", "Video")),
 }
 
 CLASS_CASES: Dict[str, Case] = {
@@ -170,6 +177,10 @@ CLASS_CASES: Dict[str, Case] = {
     "JPEG": Case({"quality": (20, 80)}, kinds=KINDS[1:], script_note=_JPEG_SCRIPT),  # uint8 only, as torchvision
     "LinearTransformation": Case(_linear_transformation, kinds=("float", "Image"), image_dtype=torch.float32),
     "UniformTemporalSubsample": Case({"num_samples": 2}, kinds=("Video",)),
+    "SanitizeBoundingBoxes": Case(kinds=("detection",)),
+    "SanitizeKeyPoints": Case(kinds=("KeyPoints",)),
+    "FiveCrop": Case({"size": 12}, kinds=("float", "uint8", "Image", "Video")),
+    "TenCrop": Case({"size": 12}, kinds=("float", "uint8", "Image", "Video")),
 }
 
 

@@ -47,6 +47,10 @@ _OUR_KINDS: tuple[type, ...] = (Image, Video, Mask, BoundingBoxes, KeyPoints)
 def kind_of(cls: type) -> Optional[type]:
     """The jitvision class an input type stands for: itself (or its jitvision base) for our types, the
     same-named jitvision class for a ``torchvision.tv_tensors`` type, None for anything else."""
+    if cls is torch.Tensor:
+        # Before the sys.modules lookup below: under torch.compile it is a guard, and importing torchvision after a
+        # compile then recompiled every graph that had asked about a plain tensor.
+        return None
     for kind in _OUR_KINDS:
         if issubclass(cls, kind):
             return kind

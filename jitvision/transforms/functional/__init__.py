@@ -21,6 +21,16 @@ from ._geometry._crop import (
     crop_mask,
     crop_video,
 )
+from ._geometry._five_crop import (
+    five_crop,
+    five_crop_image,
+    five_crop_image_pil,
+    five_crop_video,
+    ten_crop,
+    ten_crop_image,
+    ten_crop_image_pil,
+    ten_crop_video,
+)
 from ._geometry._flip import (
     hflip,
     horizontal_flip,
@@ -85,6 +95,7 @@ from ._misc import (
     to_dtype_video,
 )
 from ._noise import gaussian_noise, gaussian_noise_image, gaussian_noise_video
+from ._sanitize import sanitize_bounding_boxes, sanitize_keypoints
 from ._size import (
     get_dimensions,
     get_dimensions_image,

@@ -1,0 +1,1 @@
+"""Benchmark jobs of ``python -m jitvision bench`` (see ``jitvision.bench``)."""

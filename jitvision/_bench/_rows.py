@@ -1,0 +1,262 @@
+"""The rows of ``bench --per-transform``: one transform at fixed parameters, built for every library.
+
+Torch libraries (jitvision, torchvision v2) are built from torchvision's class names looked up at run time, so
+a class that does not exist yet makes that variant "unavailable" (with the reason) instead of failing the run.
+Random transforms get p=1, so the work is always done. Parameters, matched as closely as the APIs allow:
+
+Per row: torchvision v2 and jitvision (TV), albumentations 2.0.8 (A), kornia 0.9 on its float input (K).
+
+- Resize: TV Resize((256, 256)), bilinear, antialias=True; A Resize(256, 256, INTER_AREA) (cv2's
+  antialiased downscale); K Resize((256, 256), antialias=True).
+- RandomCrop: TV RandomCrop(128); A RandomCrop(128, 128); K RandomCrop((128, 128)).
+- CenterCrop: TV CenterCrop(128); A CenterCrop(128, 128); K CenterCrop(128).
+- RandomResizedCrop: TV RandomResizedCrop(224), scale (0.08, 1), ratio (3/4, 4/3), bilinear, antialias=True;
+  A RandomResizedCrop((224, 224)), same scale and ratio, INTER_LINEAR; K RandomResizedCrop((224, 224)), same.
+- HorizontalFlip / VerticalFlip: TV RandomHorizontalFlip(p=1) / RandomVerticalFlip(p=1); A HorizontalFlip /
+  VerticalFlip(p=1); K RandomHorizontalFlip / RandomVerticalFlip(p=1).
+- Pad: TV Pad(10, fill=0, "constant"); A Pad(10, fill=0, BORDER_CONSTANT); K – (kornia has no Pad class).
+- Normalize: TV ToDtype(float32, scale=True) then Normalize(ImageNet mean/std), on uint8; A Normalize(ImageNet,
+  max_pixel_value=255) on uint8; K Normalize(ImageNet) on the float input (its conversion is not timed).
+- Brightness: TV ColorJitter(brightness=(1.2, 1.2)); A RandomBrightnessContrast(brightness_limit=(0.2, 0.2),
+  contrast_limit=0) (additive); K RandomBrightness((1.2, 1.2)) (additive).
+- Contrast: TV ColorJitter(contrast=(1.2, 1.2)); A RandomBrightnessContrast(brightness_limit=0,
+  contrast_limit=(0.2, 0.2)); K RandomContrast((1.2, 1.2)).
+- Saturation: TV ColorJitter(saturation=(1.5, 1.5)); A ColorJitter with identity brightness/contrast/hue and
+  saturation (1.5, 1.5) (it runs all four steps); K RandomSaturation((1.5, 1.5)).
+- Hue: TV ColorJitter(hue=(0.05, 0.05)); A ColorJitter with identity brightness/contrast/saturation and hue
+  (0.05, 0.05) (all four steps); K RandomHue((0.05, 0.05)).
+- ColorJitter: TV ColorJitter(0.4, 0.4, 0.4, 0.1); A ColorJitter(0.4, 0.4, 0.4, 0.1, p=1); K the same.
+- Grayscale: TV Grayscale(num_output_channels=3); A ToGray(3, "weighted_average"); K RandomGrayscale(p=1).
+- Sharpen: TV RandomAdjustSharpness(2.0, p=1); A Sharpen(alpha=(0.5, 0.5), lightness=(1, 1)) (a different
+  kernel); K RandomSharpness((2, 2), p=1).
+- Posterize: TV RandomPosterize(4, p=1); A Posterize(4); K RandomPosterize((4, 4), p=1).
+- Solarize: TV RandomSolarize(128, p=1); A Solarize(threshold_range=(0.5, 0.5)); K RandomSolarize(thresholds=0,
+  additions=0, p=1) (threshold 0.5).
+- Equalize: TV RandomEqualize(p=1); A Equalize() (cv, per channel); K RandomEqualize(p=1).
+- AutoContrast: TV RandomAutocontrast(p=1); A AutoContrast(); K RandomAutoContrast(p=1).
+- Invert: TV RandomInvert(p=1); A InvertImg(); K RandomInvert(p=1).
+- ChannelPermutation: TV RandomChannelPermutation(); A ChannelShuffle(); K RandomChannelShuffle(p=1).
+- Rotate: TV RandomRotation(45), bilinear, fill 0; A Rotate(45, INTER_LINEAR, BORDER_CONSTANT); K
+  RandomRotation(45, p=1).
+- Affine: TV RandomAffine(25, translate=(0.1, 0.1), scale=(0.9, 1.1), shear=10), bilinear, fill 0; A
+  Affine(rotate=(-25, 25), translate_percent=(-0.1, 0.1), scale=(0.9, 1.1), shear=(-10, 10), INTER_LINEAR);
+  K RandomAffine(25, (0.1, 0.1), (0.9, 1.1), 10, p=1).
+- Perspective: TV RandomPerspective(0.2, p=1), bilinear, fill 0; A Perspective(scale=(0.05, 0.1), INTER_LINEAR)
+  (its own corner jitter); K RandomPerspective(0.2, p=1).
+- Elastic: TV ElasticTransform(alpha=50, sigma=5), bilinear; A ElasticTransform(alpha=50, sigma=5,
+  INTER_LINEAR); K RandomElasticTransform((31, 31), sigma=(5, 5), alpha=(0.1, 0.1), p=1) (alpha relative to the
+  size: about 50 px on these images).
+
+All albumentations transforms get p=1.
+Outputs are made contiguous (``.contiguous()``, ``np.ascontiguousarray``), as the albumentations benchmark does.
+"""
+
+from typing import Any, Callable, Dict, List, NamedTuple, Optional
+
+import torch
+
+from ._timing import Unavailable
+
+MEAN = (0.485, 0.456, 0.406)
+STD = (0.229, 0.224, 0.225)
+
+
+class Row(NamedTuple):
+    name: str
+    torch: Callable[[Any], Any]  # (transforms namespace) -> transform; uses torchvision's class names
+    albumentations: Optional[Callable[[Any, Any], Any]]  # (albumentations, cv2) -> transform; None: no equivalent
+    kornia: Optional[Callable[[Any], Any]]  # (kornia.augmentation) -> module; None: no equivalent
+
+
+def cls(ns: Any, name: str) -> Any:
+    """``ns.name``, or Unavailable naming the missing class."""
+    found = getattr(ns, name, None)
+    if found is None:
+        raise Unavailable(f"{getattr(ns, '__name__', ns)} has no {name}")
+    return found
+
+
+def _interp(ns: Any, mode: str = "BILINEAR") -> Any:
+    return getattr(cls(ns, "InterpolationMode"), mode)
+
+
+def _normalize(ns: Any) -> Any:
+    return cls(ns, "Compose")([cls(ns, "ToDtype")(torch.float32, scale=True), cls(ns, "Normalize")(MEAN, STD)])
+
+
+def _jitter(**factors: Any) -> Callable[[Any], Any]:
+    return lambda ns: cls(ns, "ColorJitter")(**factors)
+
+
+def _alb_jitter(brightness: Any = (1, 1), contrast: Any = (1, 1), saturation: Any = (1, 1), hue: Any = (0, 0)):
+    return lambda A, cv2: A.ColorJitter(brightness=brightness, contrast=contrast, saturation=saturation, hue=hue, p=1)
+
+
+ROWS: List[Row] = [
+    Row(
+        "Resize",
+        lambda ns: cls(ns, "Resize")((256, 256), interpolation=_interp(ns), antialias=True),
+        lambda A, cv2: A.Resize(256, 256, interpolation=cv2.INTER_AREA),
+        lambda K: K.Resize((256, 256), antialias=True),
+    ),
+    Row(
+        "RandomCrop",
+        lambda ns: cls(ns, "RandomCrop")(128),
+        lambda A, cv2: A.RandomCrop(128, 128, p=1),
+        lambda K: K.RandomCrop((128, 128), p=1),
+    ),
+    Row(
+        "CenterCrop",
+        lambda ns: cls(ns, "CenterCrop")(128),
+        lambda A, cv2: A.CenterCrop(128, 128, p=1),
+        lambda K: K.CenterCrop(128),
+    ),
+    Row(
+        "RandomResizedCrop",
+        lambda ns: cls(ns, "RandomResizedCrop")(224, interpolation=_interp(ns), antialias=True),
+        lambda A, cv2: A.RandomResizedCrop((224, 224), interpolation=cv2.INTER_LINEAR, p=1),
+        lambda K: K.RandomResizedCrop((224, 224)),
+    ),
+    Row(
+        "HorizontalFlip",
+        lambda ns: cls(ns, "RandomHorizontalFlip")(p=1.0),
+        lambda A, cv2: A.HorizontalFlip(p=1),
+        lambda K: K.RandomHorizontalFlip(p=1.0),
+    ),
+    Row(
+        "VerticalFlip",
+        lambda ns: cls(ns, "RandomVerticalFlip")(p=1.0),
+        lambda A, cv2: A.VerticalFlip(p=1),
+        lambda K: K.RandomVerticalFlip(p=1.0),
+    ),
+    Row(
+        "Pad",
+        lambda ns: cls(ns, "Pad")(10, fill=0, padding_mode="constant"),
+        lambda A, cv2: A.Pad(10, fill=0, border_mode=cv2.BORDER_CONSTANT, p=1),
+        None,
+    ),
+    Row(
+        "Normalize",
+        _normalize,
+        lambda A, cv2: A.Normalize(mean=MEAN, std=STD, max_pixel_value=255.0, p=1),
+        lambda K: K.Normalize(mean=torch.tensor(MEAN), std=torch.tensor(STD)),
+    ),
+    Row(
+        "Brightness",
+        _jitter(brightness=(1.2, 1.2)),
+        lambda A, cv2: A.RandomBrightnessContrast(brightness_limit=(0.2, 0.2), contrast_limit=(0.0, 0.0), p=1),
+        lambda K: K.RandomBrightness((1.2, 1.2), p=1.0),
+    ),
+    Row(
+        "Contrast",
+        _jitter(contrast=(1.2, 1.2)),
+        lambda A, cv2: A.RandomBrightnessContrast(brightness_limit=(0.0, 0.0), contrast_limit=(0.2, 0.2), p=1),
+        lambda K: K.RandomContrast((1.2, 1.2), p=1.0),
+    ),
+    Row(
+        "Saturation",
+        _jitter(saturation=(1.5, 1.5)),
+        _alb_jitter(saturation=(1.5, 1.5)),
+        lambda K: K.RandomSaturation((1.5, 1.5), p=1.0),
+    ),
+    Row(
+        "Hue",
+        _jitter(hue=(0.05, 0.05)),
+        _alb_jitter(hue=(0.05, 0.05)),
+        lambda K: K.RandomHue((0.05, 0.05), p=1.0),
+    ),
+    Row(
+        "ColorJitter",
+        _jitter(brightness=0.4, contrast=0.4, saturation=0.4, hue=0.1),
+        lambda A, cv2: A.ColorJitter(brightness=0.4, contrast=0.4, saturation=0.4, hue=0.1, p=1),
+        lambda K: K.ColorJitter(0.4, 0.4, 0.4, 0.1, p=1.0),
+    ),
+    Row(
+        "Grayscale",
+        lambda ns: cls(ns, "Grayscale")(num_output_channels=3),
+        lambda A, cv2: A.ToGray(num_output_channels=3, method="weighted_average", p=1),
+        lambda K: K.RandomGrayscale(p=1.0),
+    ),
+    Row(
+        "Sharpen",
+        lambda ns: cls(ns, "RandomAdjustSharpness")(2.0, p=1.0),
+        lambda A, cv2: A.Sharpen(alpha=(0.5, 0.5), lightness=(1.0, 1.0), p=1),
+        lambda K: K.RandomSharpness((2.0, 2.0), p=1.0),
+    ),
+    Row(
+        "Posterize",
+        lambda ns: cls(ns, "RandomPosterize")(4, p=1.0),
+        lambda A, cv2: A.Posterize(num_bits=4, p=1),
+        lambda K: K.RandomPosterize((4.0, 4.0), p=1.0),
+    ),
+    Row(
+        "Solarize",
+        lambda ns: cls(ns, "RandomSolarize")(128, p=1.0),
+        lambda A, cv2: A.Solarize(threshold_range=(0.5, 0.5), p=1),
+        lambda K: K.RandomSolarize(thresholds=0.0, additions=0.0, p=1.0),
+    ),
+    Row(
+        "Equalize",
+        lambda ns: cls(ns, "RandomEqualize")(p=1.0),
+        lambda A, cv2: A.Equalize(p=1),
+        lambda K: K.RandomEqualize(p=1.0),
+    ),
+    Row(
+        "AutoContrast",
+        lambda ns: cls(ns, "RandomAutocontrast")(p=1.0),
+        lambda A, cv2: A.AutoContrast(p=1),
+        lambda K: K.RandomAutoContrast(p=1.0),
+    ),
+    Row(
+        "Invert",
+        lambda ns: cls(ns, "RandomInvert")(p=1.0),
+        lambda A, cv2: A.InvertImg(p=1),
+        lambda K: K.RandomInvert(p=1.0),
+    ),
+    Row(
+        "ChannelPermutation",
+        lambda ns: cls(ns, "RandomChannelPermutation")(),
+        lambda A, cv2: A.ChannelShuffle(p=1),
+        lambda K: K.RandomChannelShuffle(p=1.0),
+    ),
+    Row(
+        "Rotate",
+        lambda ns: cls(ns, "RandomRotation")(45, interpolation=_interp(ns), fill=0),
+        lambda A, cv2: A.Rotate(limit=45, interpolation=cv2.INTER_LINEAR, border_mode=cv2.BORDER_CONSTANT, fill=0, p=1),
+        lambda K: K.RandomRotation(45.0, p=1.0),
+    ),
+    Row(
+        "Affine",
+        lambda ns: cls(ns, "RandomAffine")(
+            25, translate=(0.1, 0.1), scale=(0.9, 1.1), shear=10, interpolation=_interp(ns), fill=0
+        ),
+        lambda A, cv2: A.Affine(
+            rotate=(-25, 25),
+            translate_percent=(-0.1, 0.1),
+            scale=(0.9, 1.1),
+            shear=(-10, 10),
+            interpolation=cv2.INTER_LINEAR,
+            border_mode=cv2.BORDER_CONSTANT,
+            fill=0,
+            p=1,
+        ),
+        lambda K: K.RandomAffine(25.0, translate=(0.1, 0.1), scale=(0.9, 1.1), shear=10.0, p=1.0),
+    ),
+    Row(
+        "Perspective",
+        lambda ns: cls(ns, "RandomPerspective")(0.2, p=1.0, interpolation=_interp(ns), fill=0),
+        lambda A, cv2: A.Perspective(scale=(0.05, 0.1), interpolation=cv2.INTER_LINEAR, p=1),
+        lambda K: K.RandomPerspective(0.2, p=1.0),
+    ),
+    Row(
+        "Elastic",
+        lambda ns: cls(ns, "ElasticTransform")(alpha=50.0, sigma=5.0, interpolation=_interp(ns)),
+        lambda A, cv2: A.ElasticTransform(alpha=50.0, sigma=5.0, interpolation=cv2.INTER_LINEAR, p=1),
+        lambda K: K.RandomElasticTransform((31, 31), sigma=(5.0, 5.0), alpha=(0.1, 0.1), p=1.0),
+    ),
+]
+
+ROW_NAMES = [row.name for row in ROWS]
+
+# Where a library has no equivalent of a row (shown as "–").
+MISSING_REASON: Dict[str, str] = {"kornia": "kornia.augmentation has no equivalent class"}
