@@ -57,6 +57,8 @@ class Case:
     image_dtype: torch.dtype = torch.uint8
     plain_kwargs: Dict[str, Any] = field(default_factory=dict)
     python_only: Optional[str] = None
+    # What a passing TorchScript cell depends on (kept as the cell's reason), e.g. an operator implemented in Python.
+    script_note: Optional[str] = None
 
     def arguments(
         self, transforms_module: Optional[ModuleType], tv_tensors: Optional[ModuleType] = None, kind: str = "float"
@@ -93,6 +95,16 @@ def _classification_pipeline(T: ModuleType) -> Dict[str, Any]:
 
 
 _FLOAT_KINDS = ("float", "Image", "Video")
+_IMAGE_KINDS = ("float", "uint8", "Image", "Video")
+_JPEG_SCRIPT = (
+    "the codec is Pillow (Python): one graph node jitvision::jpeg under compile/export; TorchScript calls that "
+    "operator, which runs in a Python process that imported jitvision and not in a C++ runtime"
+)
+
+
+def _linear_transformation(T: ModuleType) -> Dict[str, Any]:
+    size = 3 * FIXED_SIZE[0] * FIXED_SIZE[1]
+    return {"transformation_matrix": torch.eye(size) * 0.5, "mean_vector": torch.full((size,), 0.1)}
 _NOT_A_TENSOR = "returns a PIL image: Python only, nothing for the compilers to trace"
 
 FUNCTIONAL_CASES: Dict[str, Case] = {
@@ -121,6 +133,16 @@ FUNCTIONAL_CASES: Dict[str, Case] = {
     "pil_to_tensor": Case(kinds=("PIL",)),
     "to_pil_image": Case(kinds=("float", "uint8", "Image"), python_only=_NOT_A_TENSOR),
     "to_pure_tensor": Case(kinds=("Image", "Video", "Mask", "BoundingBoxes", "KeyPoints")),
+    "get_dimensions": Case(kinds=_IMAGE_KINDS),
+    "get_num_channels": Case(kinds=_IMAGE_KINDS),
+    "get_num_frames": Case(kinds=("Video",)),
+    "get_image_size": Case(kinds=(*_IMAGE_KINDS, "Mask")),
+    "to_tensor": Case(kinds=("PIL",)),
+    "gaussian_blur": Case({"kernel_size": [5, 5], "sigma": [1.5, 1.5]}, kinds=_IMAGE_KINDS),
+    "gaussian_noise": Case({"mean": 0.0, "sigma": 0.1}, kinds=_IMAGE_KINDS),
+    "erase": Case({"i": 2, "j": 3, "h": 5, "w": 6, "v": torch.tensor(0.0)}, kinds=_IMAGE_KINDS),
+    "jpeg": Case({"quality": 50}, kinds=("uint8", "Image", "Video"), script_note=_JPEG_SCRIPT),
+    "uniform_temporal_subsample": Case({"num_samples": 2}, kinds=("Video",)),
     "sanitize_bounding_boxes": Case(
         kinds=("BoundingBoxes", "boxes"),
         plain_kwargs={"format": BoxFormat("XYXY"), "canvas_size": list(FIXED_SIZE)},
@@ -147,6 +169,14 @@ CLASS_CASES: Dict[str, Case] = {
     "PILToTensor": Case(kinds=("PIL",)),
     "Identity": Case(),
     "Lambda": Case({"lambd": _flip_last}, kinds=("float", "uint8", "Image")),
+    "ConvertImageDtype": Case({"dtype": torch.float32}),
+    "ToTensor": Case(kinds=("PIL",)),
+    "GaussianBlur": Case({"kernel_size": 5, "sigma": (0.1, 2.0)}),
+    "GaussianNoise": Case({"mean": 0.0, "sigma": 0.1}),
+    "RandomErasing": Case({"p": 0.5, "value": 0.0}),
+    "JPEG": Case({"quality": (20, 80)}, kinds=KINDS[1:], script_note=_JPEG_SCRIPT),  # uint8 only, as torchvision
+    "LinearTransformation": Case(_linear_transformation, kinds=("float", "Image"), image_dtype=torch.float32),
+    "UniformTemporalSubsample": Case({"num_samples": 2}, kinds=("Video",)),
     "SanitizeBoundingBoxes": Case(kinds=("detection",)),
     "SanitizeKeyPoints": Case(kinds=("KeyPoints",)),
     "FiveCrop": Case({"size": 12}, kinds=("float", "uint8", "Image", "Video")),

@@ -2,13 +2,20 @@
 
 from . import functional
 from ._container import Compose
+from ._deprecated import ConvertImageDtype, ToTensor
+from ._erasing import RandomErasing
+from ._filters import GaussianBlur, GaussianNoise
 from ._geometry._crop import CenterCrop, RandomCrop
 from ._geometry._five_crop import FiveCrop, TenCrop
 from ._geometry._flip import RandomHorizontalFlip, RandomVerticalFlip
 from ._geometry._pad import Pad
 from ._geometry._resize import RandomResizedCrop, Resize
+from ._jpeg import JPEG
 from ._misc import Identity, Lambda, Normalize, ToDtype
+from ._mix import CutMix, MixUp
+from ._query import check_type, get_bounding_boxes, get_keypoints, has_all, has_any, query_chw, query_size
 from ._sanitize import SanitizeBoundingBoxes, SanitizeKeyPoints
+from ._temporal import LinearTransformation, UniformTemporalSubsample
 from ._transform import RandomApplyTransform, Transform
 from ._type_conversion import PILToTensor, ToImage, ToPILImage, ToPureTensor
 from .functional._geometry._interpolation import InterpolationMode

@@ -18,7 +18,7 @@ from ._batched import (
 )
 from ._bounding_boxes import BoundingBoxes, BoundingBoxFormat, KeyPoints, box_format_from
 from ._image import Image, Mask, Video
-from ._tv_tensor import TVTensor
+from ._tv_tensor import TVTensor, set_return_type
 
 __all__ = [
     "TVTensor",
@@ -38,6 +38,7 @@ __all__ = [
     "BatchedKeyPoints",
     "batch_samples",
     "unbatch_samples",
+    "set_return_type",
 ]
 
 _OUR_KINDS: tuple[type, ...] = (Image, Video, Mask, BoundingBoxes, KeyPoints)

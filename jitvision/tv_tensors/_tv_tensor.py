@@ -22,6 +22,65 @@ _KEEP_TYPE_OPS = frozenset(
 )
 
 
+# set_return_type's flag: whether torch ops on a TVTensor return the TVTensor type (a list, so that the flag is one
+# mutable module-level object that dynamo guards on).
+_RETURN_TV_TENSOR = [False]
+
+
+class _ReturnTypeContext:
+    """What ``set_return_type`` returns: used as a context manager, it restores the previous return type on exit."""
+
+    def __init__(self, to_restore: bool) -> None:
+        self.to_restore = to_restore
+
+    def __enter__(self) -> _ReturnTypeContext:
+        return self
+
+    def __exit__(self, *args: Any) -> None:
+        _RETURN_TV_TENSOR[0] = self.to_restore
+
+
+def set_return_type(return_type: str) -> _ReturnTypeContext:
+    """Whether torch ops on tv_tensors return plain tensors (``"Tensor"``, the default) or keep the tv_tensor type
+    and metadata of their first tv_tensor argument (``"TVTensor"``); case-insensitive. Set globally, or for a block:
+    ``with set_return_type("TVTensor"): ...``. Transforms and functionals always return their input's type either
+    way. Traceable by dynamo (the flag is a guarded global: changing it recompiles, it never breaks the graph)."""
+    choices = {"tensor": False, "tvtensor": True}
+    if not isinstance(return_type, str) or return_type.lower() not in choices:
+        raise ValueError(f"set_return_type: return_type must be 'TVTensor' or 'Tensor', got {return_type!r}")
+    previous = _RETURN_TV_TENSOR[0]
+    _RETURN_TV_TENSOR[0] = choices[return_type.lower()]
+    return _ReturnTypeContext(previous)
+
+
+def _first_instance(values: Any, cls: type) -> Any:
+    for value in values:
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, (list, tuple)):
+            found = _first_instance(value, cls)
+            if found is not None:
+                return found
+    return None
+
+
+def _known_class(cls: type) -> type:
+    """``cls`` read from the registry of subclasses (dynamo needs a class with a source for ``as_subclass``)."""
+    if torch.compiler.is_compiling():
+        for known in TVTensor._subclasses:
+            if cls is known:
+                return known
+    return cls
+
+
+def _rewrap(output: Any, like: TVTensor) -> Any:
+    if isinstance(output, (list, tuple)):  # chunk, unbind, split, ...
+        return type(output)(_rewrap(part, like) for part in output)
+    if isinstance(output, torch.Tensor) and not isinstance(output, TVTensor):
+        return _known_class(type(like))._wrap(output, **like._metadata())
+    return output
+
+
 class TVTensor(torch.Tensor):
     """Base of ``Image``, ``Video``, ``Mask``, ``BoundingBoxes`` and ``KeyPoints``.
 
@@ -71,8 +130,20 @@ class TVTensor(torch.Tensor):
             return NotImplemented
         with DisableTorchFunctionSubclass():
             output = func(*args, **(kwargs or {}))
-        if func in _KEEP_TYPE_OPS and isinstance(args[0], cls) and isinstance(output, torch.Tensor):
-            return type(args[0])._wrap(output, **args[0]._metadata())
+            if func in _KEEP_TYPE_OPS and isinstance(args[0], cls) and isinstance(output, torch.Tensor):
+                return type(args[0])._wrap(output, **args[0]._metadata())
+            # Attribute reads (``_base``, ``grad``, ``__class__``, ...) stay as torch returns them: dynamo reads
+            # ``_base`` of a view through here, and a rewrapped base would be a view again, without end.
+            if (
+                _RETURN_TV_TENSOR[0]
+                and isinstance(output, (torch.Tensor, list, tuple))
+                and getattr(func, "__name__", "") != "__get__"
+            ):
+                like = _first_instance(args, cls)
+                if like is None and kwargs:
+                    like = _first_instance(list(kwargs.values()), cls)
+                if like is not None:
+                    return _rewrap(output, like)
         return output
 
     def _make_repr(self, **metadata: Any) -> str:

@@ -1,7 +1,11 @@
 """Functionals (dispatch on the input's type) and their kernels: the drop-in for
 ``torchvision.transforms.v2.functional``."""
 
+from ._blur import gaussian_blur, gaussian_blur_image, gaussian_blur_image_pil, gaussian_blur_video
+from ._deprecated import get_image_size, to_tensor
+from ._dispatch import is_pure_tensor
 from ._dispatch import register_user_kernel as register_kernel
+from ._erase import erase, erase_image, erase_image_pil, erase_video
 from ._geometry._crop import (
     center_crop,
     center_crop_bounding_boxes,
@@ -74,11 +78,13 @@ from ._geometry._resized_crop import (
     resized_crop_mask,
     resized_crop_video,
 )
+from ._jpeg import jpeg, jpeg_image, jpeg_image_pil, jpeg_video
 from ._meta import (
     clamp_bounding_boxes,
     clamp_keypoints,
     convert_bounding_box_format,
     get_size,
+    get_size_image,
 )
 from ._misc import (
     convert_image_dtype,
@@ -89,5 +95,22 @@ from ._misc import (
     to_dtype_image,
     to_dtype_video,
 )
+from ._noise import gaussian_noise, gaussian_noise_image, gaussian_noise_video
 from ._sanitize import sanitize_bounding_boxes, sanitize_keypoints
+from ._size import (
+    get_dimensions,
+    get_dimensions_image,
+    get_dimensions_video,
+    get_image_num_channels,
+    get_num_channels,
+    get_num_channels_image,
+    get_num_channels_video,
+    get_num_frames,
+    get_num_frames_video,
+    get_size_bounding_boxes,
+    get_size_keypoints,
+    get_size_mask,
+    get_size_video,
+)
+from ._temporal import uniform_temporal_subsample, uniform_temporal_subsample_video
 from ._type_conversion import pil_to_tensor, to_image, to_pil_image, to_pure_tensor

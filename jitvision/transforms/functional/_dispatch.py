@@ -36,8 +36,10 @@ def unwrap(inpt: torch.Tensor) -> torch.Tensor:
     """The plain tensor behind a tv_tensor, sharing its storage."""
     if torch.compiler.is_compiling():
         # as_subclass on a tensor subclass is rejected by dynamo; a view goes through __torch_function__,
-        # which returns plain tensors, and traces.
-        return inpt.view(inpt.shape)
+        # which returns plain tensors, and traces. (Under set_return_type("TVTensor") ops keep the type: the view
+        # is taken with subclass dispatch disabled, which dynamo traces too.)
+        with torch._C.DisableTorchFunctionSubclass():
+            return inpt.view(inpt.shape)
     return inpt.as_subclass(torch.Tensor)
 
 

@@ -1,0 +1,167 @@
+"""RandomErasing."""
+
+import math
+import warnings
+from numbers import Number
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+import torch
+
+from ..tv_tensors import wrap
+from . import functional as F
+from ._random import draw_coins, uniform
+from ._transform import RandomApplyTransform
+from .functional._dispatch import is_pure_tensor, is_tracing, unwrap
+from .functional._erase import erase_where
+
+
+class RandomErasing(RandomApplyTransform):
+    """With probability ``p``, set a random rectangle of images and videos to ``value`` (a number, one number per
+    channel, or ``"random"``: standard normal noise per pixel); masks, boxes and keypoints pass through.
+
+    The rectangle is torchvision's: up to 10 attempts of an area fraction uniform in ``scale`` and a log-uniform
+    aspect ratio in ``ratio``, the first that fits wins, at an offset uniform among those that fit; when none fits,
+    nothing is erased. All attempts are drawn at once as tensors (the draws differ from torchvision's stream for
+    a seed; the distribution is the same), the box is an int64 tensor ``[i, j, h, w]`` (one per sample on batches)
+    and the traced form erases through a mask built from it, so a compiled RandomErasing keeps its output shape,
+    one graph, and its randomness.
+    """
+
+    _functional = staticmethod(F.erase)
+    value: Optional[List[float]]
+
+    def __init__(
+        self,
+        p: float = 0.5,
+        scale: Sequence[float] = (0.02, 0.33),
+        ratio: Sequence[float] = (0.3, 3.3),
+        value: Union[float, Sequence[float], str] = 0.0,
+        inplace: bool = False,
+        *,
+        generator: Optional[torch.Generator] = None,
+    ) -> None:
+        super().__init__(p, generator=generator)
+        owner = type(self).__name__
+        if isinstance(value, str):
+            if value != "random":
+                raise ValueError(f"{owner}: a string value must be 'random', got {value!r}")
+            self.value = None
+        elif isinstance(value, Number) and not isinstance(value, bool):
+            self.value = [float(value)]  # type: ignore[arg-type]
+        elif isinstance(value, (list, tuple)) and value and all(isinstance(v, Number) for v in value):
+            self.value = [float(v) for v in value]
+        else:
+            raise TypeError(f"{owner}: value must be a number, a sequence of numbers or 'random', got {value!r}")
+        for name, pair in (("scale", scale), ("ratio", ratio)):
+            if not isinstance(pair, Sequence) or len(pair) != 2:
+                raise TypeError(f"{owner}: {name} must be a sequence (min, max), got {pair!r}")
+        if scale[0] > scale[1] or ratio[0] > ratio[1]:
+            warnings.warn(f"{owner}: scale and ratio should be of the form (min, max)", stacklevel=2)
+        if scale[0] < 0 or scale[1] > 1:
+            raise ValueError(f"{owner}: scale must lie in [0, 1], got {list(scale)}")
+        if ratio[0] <= 0:
+            raise ValueError(f"{owner}: ratio must be positive, got {list(ratio)}")
+        self.scale: List[float] = [float(scale[0]), float(scale[1])]
+        self.ratio: List[float] = [float(ratio[0]), float(ratio[1])]
+        self.inplace = bool(inplace)
+
+    # ---- parameters ---------------------------------------------------------------------------------------------
+
+    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        if not torch.jit.is_scripting():
+            if not is_tracing():
+                return self._draw_eager(height, width, device)
+        return {"apply": draw_coins(self.p, [], self._rng(), device), "box": self._boxes([], height, width, device)}
+
+    @torch.jit.unused
+    def _draw_eager(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        """``_draw`` with the box arithmetic on Python floats: the same draws from the same stream (the coin, 20
+        uniforms, 2 uniforms) and the same float64 formulas, without a dozen tiny tensor ops (~1 ms)."""
+        apply = draw_coins(self.p, [], self._rng(), device)
+        u = uniform([20], self._rng(), device, torch.float64).tolist()
+        offsets = uniform([2], self._rng(), device, torch.float64).tolist()
+        log_low, log_high = math.log(self.ratio[0]), math.log(self.ratio[1])
+        h = w = 0.0
+        for attempt in range(10):
+            area = (height * width) * (u[2 * attempt] * (self.scale[1] - self.scale[0]) + self.scale[0])
+            aspect = math.exp(u[2 * attempt + 1] * (log_high - log_low) + log_low)
+            attempt_h, attempt_w = round(math.sqrt(area * aspect)), round(math.sqrt(area / aspect))
+            if attempt_h < height and attempt_w < width:
+                h, w = float(attempt_h), float(attempt_w)
+                break
+        i = min(math.floor(offsets[0] * (height - h + 1)), height - h)
+        j = min(math.floor(offsets[1] * (width - w + 1)), width - w)
+        return {"apply": apply, "box": torch.tensor([i, j, h, w], dtype=torch.int64, device=device)}
+
+    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        coins = draw_coins(self.p, [batch_size], self._rng(), device)
+        return {"apply": coins, "box": self._boxes([batch_size], height, width, device)}
+
+    def _boxes(self, shape: List[int], height: int, width: int, device: torch.device) -> torch.Tensor:
+        """int64 ``[*shape, 4]`` boxes (i, j, h, w) from 10 attempts; ``h = w = 0`` where none fits."""
+        u = uniform(shape + [10, 2], self._rng(), device, torch.float64)
+        area = (height * width) * (u[..., 0] * (self.scale[1] - self.scale[0]) + self.scale[0])
+        log_low, log_high = math.log(self.ratio[0]), math.log(self.ratio[1])
+        aspect = torch.exp(u[..., 1] * (log_high - log_low) + log_low)
+        h = torch.round(torch.sqrt(area * aspect))
+        w = torch.round(torch.sqrt(area / aspect))
+        fits = (h < height) & (w < width)
+        first = torch.argmax(fits.to(torch.int64), dim=-1, keepdim=True)  # the first attempt that fits (or 0)
+        found = fits.any(dim=-1)
+        h = torch.where(found, h.gather(-1, first).squeeze(-1), 0.0)
+        w = torch.where(found, w.gather(-1, first).squeeze(-1), 0.0)
+        offsets = uniform(shape + [2], self._rng(), device, torch.float64)
+        i = torch.minimum((offsets[..., 0] * (height - h + 1)).floor(), height - h)
+        j = torch.minimum((offsets[..., 1] * (width - w + 1)).floor(), width - w)
+        return torch.stack([i, j, h, w], dim=-1).to(torch.int64)
+
+    # ---- the effect ---------------------------------------------------------------------------------------------
+
+    def _fill(self, image: torch.Tensor, batched: bool) -> torch.Tensor:
+        """The value to erase with, broadcastable to ``image`` (``[..., C, H, W]``)."""
+        channels = image.shape[-3] if image.ndim >= 3 else 1
+        value = self.value
+        if value is None:
+            generator = self._rng()
+            if generator is None:
+                return torch.randn(image.shape, dtype=torch.float32, device=image.device)
+            return torch.randn(image.shape, generator=generator, dtype=torch.float32, device=image.device)
+        if len(value) != 1 and len(value) != channels:
+            raise ValueError(
+                f"RandomErasing: value needs 1 or {channels} numbers (one per channel), got {len(value)}"
+            )
+        return torch.tensor(value, dtype=torch.float32, device=image.device).view(-1, 1, 1)
+
+    def _apply(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        box = params["box"]
+        if not is_tracing() and box.ndim == 1:  # eager and scripted, one sample: a slice assignment
+            if torch.jit.is_scripting():
+                i, j, h, w = int(box[0]), int(box[1]), int(box[2]), int(box[3])
+            else:
+                i, j, h, w = box.tolist()
+            if h == 0:
+                return inpt
+            fill = self._fill(inpt, False)
+            if self.value is None:
+                fill = fill[..., i : i + h, j : j + w]
+            return F.erase(inpt, i, j, h, w, fill, inplace=self.inplace)
+        return self._erase_traced(inpt, box, None)
+
+    def _apply_where(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        return self._erase_traced(inpt, params["box"], params["apply"])
+
+    def _erase_traced(self, inpt: torch.Tensor, box: torch.Tensor, apply: Optional[torch.Tensor]) -> torch.Tensor:
+        if apply is not None:  # the coin folds into the box: an unset coin erases nothing
+            box = box * apply.to(box.dtype).unsqueeze(-1)
+        if torch.jit.is_scripting() or is_pure_tensor(inpt):
+            return erase_where(inpt, box, self._fill(inpt, box.ndim == 2))
+        return self._erase_tv_tensor(inpt, box)
+
+    @torch.jit.unused
+    def _erase_tv_tensor(self, inpt: Any, box: torch.Tensor) -> torch.Tensor:
+        plain = unwrap(inpt)
+        return wrap(erase_where(plain, box, self._fill(plain, box.ndim == 2)), like=inpt)
+
+    def extra_repr(self) -> str:
+        value = "random" if self.value is None else self.value
+        return f"p={self.p}, scale={self.scale}, ratio={self.ratio}, value={value}, inplace={self.inplace}"

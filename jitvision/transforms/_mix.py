@@ -1,0 +1,253 @@
+"""MixUp and CutMix: batch transforms that mix each sample with the previous one (``roll(1, 0)``) and mix the
+labels alike.
+
+As torchvision: called on ``(images, labels)`` (or a sample whose labels ``labels_getter`` finds), images
+``[B, C, H, W]`` (videos ``[B, T, C, H, W]``), labels ``[B]`` class indices (one-hot encoded with
+``num_classes``) or ``[B, num_classes]`` probabilities; one lambda ~ Beta(alpha, alpha) (and for CutMix one box)
+for the whole batch. Given a ``BatchedImages``/``BatchedVideos``, each sample draws its own lambda (and box).
+
+The lambda and the box are tensors (the box mixes through a mask), so a compiled MixUp/CutMix is one graph and
+stays random. TorchScript: a module has one tensor input, so the scripted class mixes with ``mix(images, labels)``
+(exported); its ``forward`` raises.
+"""
+
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+
+import PIL.Image
+import torch
+from torch.utils import _pytree as pytree
+
+from ..tv_tensors import BoundingBoxes, Image, KeyPoints, Mask, Video, kind_of, wrap
+from ._batch import is_batch_leaf
+from ._random import rows_view, uniform
+from ._transform import Transform
+from .functional._dispatch import is_pure_tensor, unwrap
+from .functional._erase import box_mask
+
+
+@torch.jit.unused
+def _default_labels(inputs: Any) -> Any:
+    """torchvision's default heuristic: the second item of a tuple/list, a tensor or a dict with a label key."""
+    if isinstance(inputs, (tuple, list)):
+        inputs = inputs[1] if len(inputs) > 1 else None
+    if isinstance(inputs, torch.Tensor) and is_pure_tensor(inputs):
+        return inputs
+    if not isinstance(inputs, dict):
+        raise ValueError(
+            "the default labels_getter needs a two-tuple (images, labels) or a dict with a 'labels' key, got "
+            f"{type(inputs).__name__}"
+        )
+    keys = [key for key in inputs if isinstance(key, str) and key.lower() == "labels"]
+    keys = keys or [key for key in inputs if isinstance(key, str) and "label" in key.lower()]
+    if not keys:
+        raise ValueError("could not find the labels in the sample; pass labels_getter (a callable)")
+    return inputs[keys[0]]
+
+
+class _MixTransform(Transform):
+    num_classes: Optional[int]
+    __jit_ignored_attributes__ = ["generator", "_labels_getter"]
+
+    def __init__(
+        self,
+        *,
+        alpha: float = 1.0,
+        num_classes: Optional[int] = None,
+        labels_getter: Union[str, Callable[[Any], Any], None] = "default",
+        generator: Optional[torch.Generator] = None,
+    ) -> None:
+        super().__init__(generator=generator)
+        owner = type(self).__name__
+        if not isinstance(alpha, (int, float)) or isinstance(alpha, bool) or not alpha > 0:
+            raise ValueError(f"{owner}: alpha must be a positive number, got {alpha!r}")
+        if num_classes is not None and (not isinstance(num_classes, int) or num_classes <= 0):
+            raise ValueError(f"{owner}: num_classes must be a positive int or None, got {num_classes!r}")
+        if labels_getter == "default":
+            self._labels_getter: Callable[[Any], Any] = _default_labels
+        elif callable(labels_getter):
+            self._labels_getter = labels_getter
+        elif labels_getter is None:
+            self._labels_getter = _no_labels
+        else:
+            raise ValueError(f"{owner}: labels_getter must be 'default', a callable or None, got {labels_getter!r}")
+        self.alpha = float(alpha)
+        self.num_classes = num_classes
+
+    # ---- parameters ------------------------------------------------------------------------------------------
+
+    def _lambdas(self, shape: List[int], device: torch.device) -> torch.Tensor:
+        """Beta(alpha, alpha) draws of ``shape`` (float64), from a Dirichlet of two equal concentrations."""
+        concentration = torch.full(shape + [2], self.alpha, dtype=torch.float64, device=device)
+        generator = self._rng()
+        if generator is None:
+            return torch._sample_dirichlet(concentration)[..., 0]
+        return torch._sample_dirichlet(concentration, generator=generator)[..., 0]
+
+    # ---- labels ----------------------------------------------------------------------------------------------
+
+    def _check_labels(self, labels: torch.Tensor) -> None:
+        owner = self._owner()
+        if labels.ndim != 1 and labels.ndim != 2:
+            raise ValueError(
+                f"{owner}: labels must be class indices [batch_size] or probabilities [batch_size, num_classes], "
+                f"got shape {list(labels.shape)}"
+            )
+        num_classes = self.num_classes
+        if labels.ndim == 2 and num_classes is not None and labels.shape[-1] != num_classes:
+            raise ValueError(
+                f"{owner}: 2D labels must have num_classes={num_classes} columns, got {labels.shape[-1]}"
+            )
+        if labels.ndim == 1 and num_classes is None:
+            raise ValueError(f"{owner}: num_classes must be given for class-index (1D) labels")
+
+    def _mix_labels(self, labels: torch.Tensor, lam: torch.Tensor) -> torch.Tensor:
+        if labels.ndim == 1:
+            num_classes = self.num_classes
+            assert num_classes is not None
+            labels = torch.nn.functional.one_hot(labels, num_classes)
+        if not labels.is_floating_point():
+            labels = labels.float()
+        lam = rows_view(lam, labels).to(labels.dtype)
+        return labels.roll(1, 0) * (1.0 - lam) + labels * lam
+
+    def _check_images(self, images: torch.Tensor, batch_size: int, video: bool) -> None:
+        expected = 5 if video else 4
+        if images.ndim != expected:
+            raise ValueError(
+                f"{self._owner()}: expected a batch with {expected} dimensions, got {images.ndim} dimensions"
+            )
+        if images.shape[0] != batch_size:
+            raise ValueError(
+                f"{self._owner()}: the batch holds {images.shape[0]} images but {batch_size} labels"
+            )
+
+    def _owner(self) -> str:
+        return "MixUp"
+
+    # ---- what subclasses implement ---------------------------------------------------------------------------
+
+    def _draw_mix(self, shape: List[int], height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        raise NotImplementedError("_draw_mix")
+
+    def _mix_images(self, images: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        raise NotImplementedError("_mix_images")
+
+    # ---- the Transform contract --------------------------------------------------------------------------------
+
+    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        return self._draw_mix([], height, width, device)
+
+    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        return self._draw_mix([batch_size], height, width, device)
+
+    def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        return self._mix_images(inpt, params)
+
+    def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        return self._mix_images(inpt, params)
+
+    def forward(self, inpt: torch.Tensor) -> torch.Tensor:
+        if torch.jit.is_scripting():
+            raise RuntimeError("MixUp/CutMix: a scripted module mixes with mix(images, labels), not forward")
+        return self._forward_sample(inpt)
+
+    @torch.jit.export
+    def mix(self, images: torch.Tensor, labels: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+        """Mix a plain batch ``[B, C, H, W]`` and its labels (one draw for the batch, as torchvision)."""
+        self._check_labels(labels)
+        self._check_images(images, labels.shape[0], images.ndim == 5)
+        params = self._draw(images.shape[-2], images.shape[-1], images.device)
+        return self._mix_images(images, params), self._mix_labels(labels, params["lam"])
+
+    @torch.jit.unused
+    def _forward_sample(self, sample: Any) -> Any:
+        owner = self._owner()
+        flat_inputs, spec = pytree.tree_flatten(sample)
+        for inpt in flat_inputs:
+            if isinstance(inpt, PIL.Image.Image) or (
+                isinstance(inpt, torch.Tensor) and kind_of(type(inpt)) in (BoundingBoxes, Mask, KeyPoints)
+            ):
+                raise ValueError(f"{owner}: PIL images, bounding boxes, keypoints and masks are not supported")
+        labels = self._labels_getter(sample)
+        if not isinstance(labels, torch.Tensor):
+            raise ValueError(f"{owner}: the labels must be a tensor, got {type(labels).__name__}")
+        self._check_labels(labels)
+        needs = [
+            needs and inpt is not labels for inpt, needs in zip(flat_inputs, self._needs_transform_list(flat_inputs))
+        ]
+        images = [inpt for inpt, n in zip(flat_inputs, needs) if n]
+        for inpt in images:
+            self._check_images(inpt, labels.shape[0], kind_of(type(inpt)) is Video)
+        if not images:
+            raise ValueError(f"{owner}: no images or videos in the sample")
+        height, width = images[0].shape[-2], images[0].shape[-1]
+        if any(is_batch_leaf(inpt) for inpt in images):
+            params = self._draw_batch(labels.shape[0], height, width, labels.device)
+        else:
+            params = self._draw(height, width, labels.device)
+        outputs = []
+        for inpt, n in zip(flat_inputs, needs):
+            if inpt is labels:
+                outputs.append(self._mix_labels(labels, params["lam"]))
+            elif n:
+                mixed = self._mix_images(unwrap(inpt) if not is_pure_tensor(inpt) else inpt, params)
+                outputs.append(mixed if is_pure_tensor(inpt) else wrap(mixed, like=inpt))
+            else:
+                outputs.append(inpt)
+        return pytree.tree_unflatten(outputs, spec)
+
+    @torch.jit.unused
+    def _supports(self, input_type: type) -> bool:
+        return kind_of(input_type) in (Image, Video)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}, num_classes={self.num_classes}"
+
+
+@torch.jit.unused
+def _no_labels(inputs: Any) -> None:
+    return None
+
+
+class MixUp(_MixTransform):
+    """MixUp (Zhang et al.): ``lam * x + (1 - lam) * x.roll(1, 0)`` for images and labels, ``lam`` ~
+    Beta(alpha, alpha). See the module docstring for inputs, batches and the compilers."""
+
+    def _owner(self) -> str:
+        return "MixUp"
+
+    def _draw_mix(self, shape: List[int], height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        return {"lam": self._lambdas(shape, device)}
+
+    def _mix_images(self, images: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        dtype = images.dtype if images.is_floating_point() else torch.float32
+        lam = rows_view(params["lam"], images).to(dtype)
+        out = images.roll(1, 0) * (1.0 - lam) + images * lam
+        return out if images.is_floating_point() else out.to(images.dtype)
+
+
+class CutMix(_MixTransform):
+    """CutMix (Yun et al.): a box of area ``(1 - lam)`` (clipped to the image) is pasted from ``x.roll(1, 0)``;
+    the labels mix with the area actually pasted. See the module docstring for inputs, batches and the compilers."""
+
+    def _owner(self) -> str:
+        return "CutMix"
+
+    def _draw_mix(self, shape: List[int], height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        lam = self._lambdas(shape, device)
+        centre = uniform(shape + [2], self._rng(), device, torch.float64)
+        r_x = (centre[..., 0] * width).floor().clamp(max=width - 1)
+        r_y = (centre[..., 1] * height).floor().clamp(max=height - 1)
+        r = 0.5 * torch.sqrt(1.0 - lam)
+        half_w, half_h = (r * width).floor(), (r * height).floor()
+        x1, y1 = (r_x - half_w).clamp(min=0), (r_y - half_h).clamp(min=0)
+        x2, y2 = (r_x + half_w).clamp(max=width), (r_y + half_h).clamp(max=height)
+        box = torch.stack([y1, x1, y2 - y1, x2 - x1], dim=-1).to(torch.int64)  # i, j, h, w
+        lam_adjusted = 1.0 - (x2 - x1) * (y2 - y1) / (width * height)
+        return {"lam": lam_adjusted, "box": box}
+
+    def _mix_images(self, images: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        mask = box_mask(params["box"], images.shape[-2], images.shape[-1], images.ndim)
+        return torch.where(mask, images.roll(1, 0), images)
+
+
