@@ -2,6 +2,22 @@
 ``torchvision.transforms.v2.functional``."""
 
 from ._dispatch import register_kernel
+from ._geometry._affine import (
+    affine,
+    affine_bounding_boxes,
+    affine_image,
+    affine_image_pil,
+    affine_keypoints,
+    affine_mask,
+    affine_video,
+    rotate,
+    rotate_bounding_boxes,
+    rotate_image,
+    rotate_image_pil,
+    rotate_keypoints,
+    rotate_mask,
+    rotate_video,
+)
 from ._geometry._crop import (
     center_crop,
     center_crop_bounding_boxes,
@@ -17,6 +33,16 @@ from ._geometry._crop import (
     crop_keypoints,
     crop_mask,
     crop_video,
+)
+from ._geometry._elastic import (
+    elastic,
+    elastic_bounding_boxes,
+    elastic_image,
+    elastic_image_pil,
+    elastic_keypoints,
+    elastic_mask,
+    elastic_transform,
+    elastic_video,
 )
 from ._geometry._flip import (
     hflip,
@@ -45,6 +71,15 @@ from ._geometry._pad import (
     pad_keypoints,
     pad_mask,
     pad_video,
+)
+from ._geometry._perspective import (
+    perspective,
+    perspective_bounding_boxes,
+    perspective_image,
+    perspective_image_pil,
+    perspective_keypoints,
+    perspective_mask,
+    perspective_video,
 )
 from ._geometry._resize import (
     resize,
