@@ -2,6 +2,7 @@
 
 from . import functional
 from ._container import Compose
+from ._geometry._affine import ElasticTransform, RandomAffine, RandomPerspective, RandomRotation
 from ._geometry._crop import CenterCrop, RandomCrop
 from ._geometry._flip import RandomHorizontalFlip, RandomVerticalFlip
 from ._geometry._pad import Pad

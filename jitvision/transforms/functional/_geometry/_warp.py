@@ -176,10 +176,14 @@ def expanded_size(inverse: List[float], width: int, height: int) -> List[int]:
     for x, y in [(-half_w, -half_h), (half_w, -half_h), (half_w, half_h), (-half_w, half_h)]:
         xs.append(a * x + b * y + c + half_w)
         ys.append(d * x + e * y + f + half_h)
-    tol = 1e-4
-    new_w = math.ceil(math.trunc(max(xs) / tol) * tol) - math.floor(math.trunc(min(xs) / tol) * tol)
-    new_h = math.ceil(math.trunc(max(ys) / tol) * tol) - math.floor(math.trunc(min(ys) / tol) * tol)
+    new_w = math.ceil(_truncated(max(xs))) - math.floor(_truncated(min(xs)))
+    new_h = math.ceil(_truncated(max(ys))) - math.floor(_truncated(min(ys)))
     return [int(new_w), int(new_h)]
+
+
+def _truncated(value: float) -> float:
+    """``value`` truncated (toward zero) to a multiple of 1e-4."""
+    return float(int(value / 1e-4)) * 1e-4
 
 
 # ---- grids -------------------------------------------------------------------------------------------------
