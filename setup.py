@@ -16,7 +16,7 @@ def _extensions():
         return [], {}
     ext = CppExtension(
         "jitvision._C",
-        ["jitvision/csrc/resize.cpp"],
+        ["jitvision/csrc/resize.cpp", "jitvision/csrc/warp.cpp"],
         depends=["jitvision/csrc/resize_kernel.h"],
         extra_compile_args=["-O3", "-Wno-psabi"],
         optional=True,

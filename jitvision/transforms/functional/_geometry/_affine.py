@@ -21,11 +21,14 @@ from .._meta import as_box_format, clamp_bounding_boxes_kernel, convert_bounding
 from ._interpolation import InterpolationMode, check_interpolation, pil_resample_code
 from ._warp import (
     FillType,
+    affine_coefficients,
     affine_grid,
     check_finite,
     expanded_size,
     fill_as_list,
     grid_mode,
+    native_applies,
+    native_warp,
     parse_pair,
     parse_shear,
     sample_grid,
@@ -52,6 +55,9 @@ def warp_affine_image(
     theta = inverse.to(warp_dtype(image))
     if theta.ndim == 2:
         theta = theta.unsqueeze(0)
+    if not torch.jit.is_scripting() and native_applies(image, mode):
+        coefficients = affine_coefficients(theta, image.shape[-2], image.shape[-1])
+        return native_warp(image, coefficients, out_h, out_w, False, mode, fill, op)
     grid = affine_grid(theta, image.shape[-2], image.shape[-1], out_h, out_w)
     return sample_grid(image, grid, mode, fill, op)
 

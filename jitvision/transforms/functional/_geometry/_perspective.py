@@ -22,7 +22,17 @@ from .._dispatch import get_kernel, is_pure_tensor, is_tracing, register_kernel,
 from .._meta import as_box_format, clamp_bounding_boxes_kernel, convert_bounding_box_format_kernel, get_canvas_size
 from ._affine import pil_fill
 from ._interpolation import InterpolationMode, check_interpolation, pil_resample_code
-from ._warp import FillType, fill_as_list, grid_mode, perspective_grid, sample_grid, warp_dtype
+from ._warp import (
+    FillType,
+    fill_as_list,
+    grid_mode,
+    native_applies,
+    native_warp,
+    perspective_grid,
+    projective_coefficients,
+    sample_grid,
+    warp_dtype,
+)
 
 # ---- coefficients -------------------------------------------------------------------------------------------
 
@@ -126,6 +136,9 @@ def warp_perspective_image(
         raise ValueError(
             "perspective: expected an image [..., C, H, W] with at least 3 dimensions, got " + str(image.ndim)
         )
+    if not torch.jit.is_scripting() and native_applies(image, mode):
+        coeffs = projective_coefficients(coefficients, image.shape[-2], image.shape[-1])
+        return native_warp(image, coeffs, image.shape[-2], image.shape[-1], True, mode, fill, "perspective")
     grid = perspective_grid(coefficients.reshape(-1, 8), image.shape[-2], image.shape[-1], warp_dtype(image))
     return sample_grid(image, grid, mode, fill, "perspective")
 

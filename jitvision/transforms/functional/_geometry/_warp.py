@@ -20,6 +20,7 @@ from typing import List, Optional, Union
 import torch
 from torch.nn.functional import grid_sample
 
+from .... import _native
 from ._interpolation import InterpolationMode, check_interpolation
 
 FillType = Optional[Union[int, float, List[float]]]
@@ -206,13 +207,16 @@ def _homogeneous_pixels(
 def affine_grid(theta: torch.Tensor, height: int, width: int, out_h: int, out_w: int) -> torch.Tensor:
     """The ``[G, out_h, out_w, 2]`` sampling grid (grid_sample's normalised coordinates, align_corners=False)
     of the inverse matrices ``theta`` ``[G, 2, 3]`` (centred pixel coordinates) from an input of ``height`` x
-    ``width``."""
+    ``width``: ``x * s0 + y * s1 + s2`` with ``s = theta^T / (size / 2)``, broadcast over rows and columns (the
+    same float32 values as torchvision's batched matmul of homogeneous pixels, at a fraction of its cost)."""
     dtype, device = theta.dtype, theta.device
-    base = _homogeneous_pixels(out_h, out_w, _centred(out_w, dtype, device), _centred(out_h, dtype, device), dtype)
     half = torch.tensor([0.5 * width, 0.5 * height], dtype=dtype, device=device)
-    scaled = theta.transpose(1, 2) / half
+    scaled = theta.transpose(1, 2) / half  # [G, 3, 2]
+    xs = _centred(out_w, dtype, device).reshape(1, 1, -1, 1)
+    ys = _centred(out_h, dtype, device).reshape(1, -1, 1, 1)
     groups = theta.shape[0]
-    return base.expand(groups, out_h * out_w, 3).bmm(scaled).reshape(groups, out_h, out_w, 2)
+    s0, s1, s2 = scaled[:, 0].reshape(groups, 1, 1, 2), scaled[:, 1].reshape(groups, 1, 1, 2), scaled[:, 2]
+    return xs * s0 + ys * s1 + s2.reshape(groups, 1, 1, 2)
 
 
 def perspective_grid(coefficients: torch.Tensor, out_h: int, out_w: int, dtype: torch.dtype) -> torch.Tensor:
@@ -284,3 +288,52 @@ def sample_grid(
             out = out.clamp(0, 255)
         out = out.to(image.dtype)
     return out.reshape(out_shape)
+
+
+@torch.jit.unused
+def native_applies(image: torch.Tensor, mode: str) -> bool:
+    return _native.AVAILABLE and image.dtype == torch.uint8 and image.device.type == "cpu" and mode != "bicubic"
+
+
+@torch.jit.unused
+def native_warp(
+    image: torch.Tensor,
+    coefficients: torch.Tensor,
+    out_h: int,
+    out_w: int,
+    projective: bool,
+    mode: str,
+    fill: Optional[List[float]],
+    op: str,
+) -> torch.Tensor:
+    """uint8 ``image`` warped by ``jitvision_native::warp_u8`` from float32 grid coefficients ``[G, 8]`` (see
+    csrc/warp.cpp): the grid positions are computed per pixel instead of read from a grid tensor."""
+    channels = image.shape[-3]
+    if fill is not None and len(fill) > 1 and len(fill) != channels:
+        raise ValueError(
+            op + ": fill has " + str(len(fill)) + " values but the image has " + str(channels) + " channels"
+        )
+    out_shape = list(image.shape[:-2]) + [out_h, out_w]
+    if image.numel() == 0:
+        return torch.empty(out_shape, dtype=image.dtype, device=image.device)
+    out = torch.ops.jitvision_native.warp_u8(
+        image.unsqueeze(0), coefficients, out_h, out_w, projective, 0 if mode == "nearest" else 1, channels, fill
+    )
+    return out.reshape(out_shape)
+
+
+def affine_coefficients(theta: torch.Tensor, height: int, width: int) -> torch.Tensor:
+    """``[G, 8]``: the grid coefficients of inverse matrices ``theta`` ``[G, 2, 3]`` as ``affine_grid`` uses
+    them (each row divided by half the input size, in theta's dtype), padded with two zeros."""
+    half = torch.tensor([0.5 * width, 0.5 * height], dtype=theta.dtype, device=theta.device)
+    scaled = (theta.transpose(1, 2) / half).transpose(1, 2).reshape(-1, 6)
+    return torch.cat([scaled, torch.zeros_like(scaled[:, :2])], dim=1)
+
+
+def projective_coefficients(coefficients: torch.Tensor, out_h: int, out_w: int) -> torch.Tensor:
+    """``[G, 8]``: perspective coefficients with the numerator rows divided by half the output size (in
+    float32), as ``perspective_grid`` uses them."""
+    coeffs = coefficients.float().reshape(-1, 8)
+    half = torch.tensor([0.5 * out_w, 0.5 * out_h], dtype=torch.float32, device=coeffs.device).reshape(1, 2, 1)
+    rows = coeffs[:, 0:6].reshape(-1, 2, 3) / half
+    return torch.cat([rows.reshape(-1, 6), coeffs[:, 6:8]], dim=1)
