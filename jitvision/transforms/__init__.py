@@ -4,6 +4,7 @@ from . import functional
 from ._container import Compose
 from ._geometry._affine import ElasticTransform, RandomAffine, RandomPerspective, RandomRotation
 from ._geometry._crop import CenterCrop, RandomCrop
+from ._geometry._five_crop import FiveCrop, TenCrop
 from ._geometry._flip import RandomHorizontalFlip, RandomVerticalFlip
 from ._geometry._pad import Pad
 from ._geometry._resize import RandomResizedCrop, Resize
