@@ -19,8 +19,9 @@ import torch
 
 from ...tv_tensors import BoundingBoxes, Image, KeyPoints, Mask, Video, box_format_from, kind_of, wrap
 from .. import functional as F
+from .._random import draw_coins, uniform
 from .._transform import RandomApplyTransform, Transform
-from ..functional._dispatch import is_pure_tensor, is_tracing, unwrap, where_like
+from ..functional._dispatch import is_pure_tensor, is_tracing, unwrap
 from ..functional._geometry._affine import (
     affine_bounding_boxes_matrix,
     affine_keypoints_matrix,
@@ -232,7 +233,7 @@ class RandomAffine(_WarpTransform):
         self._center: Optional[List[float]] = self.center
 
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        u = torch.rand((batch_size, 6), generator=self._rng(), device=device)
+        u = uniform([batch_size, 6], self._rng(), device)
         angle = _uniform(self._degrees[0], self._degrees[1], u[:, 0])
         max_dx, max_dy = self._translate[0] * width, self._translate[1] * height
         translate = torch.stack([_uniform(-max_dx, max_dx, u[:, 1]), _uniform(-max_dy, max_dy, u[:, 2])], -1).round()
@@ -325,7 +326,7 @@ class RandomRotation(_WarpTransform):
         self._center: Optional[List[float]] = self.center
 
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        u = torch.rand((batch_size,), generator=self._rng(), device=device)
+        u = uniform([batch_size], self._rng(), device)
         return {"angle": _uniform(self._degrees[0], self._degrees[1], u)}
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
@@ -431,10 +432,10 @@ class RandomPerspective(RandomApplyTransform, _WarpTransform):
 
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         generator = self._rng()
-        coin = torch.rand((batch_size,), generator=generator, device=device)
+        coin = draw_coins(self.p, [batch_size], generator, device)
         bound_h = int(self.distortion_scale * (height // 2)) + 1
         bound_w = int(self.distortion_scale * (width // 2)) + 1
-        u = torch.rand((batch_size, 4, 2), generator=generator, device=device, dtype=torch.float64)
+        u = uniform([batch_size, 4, 2], generator, device, torch.float64)
         bounds = torch.tensor([float(bound_w), float(bound_h)], dtype=torch.float64, device=device)
         # Corners top-left, top-right, bottom-right, bottom-left, each moved inwards by an integer in [0, bound).
         offsets = (u * bounds).floor()
@@ -446,21 +447,13 @@ class RandomPerspective(RandomApplyTransform, _WarpTransform):
         inward = torch.tensor([[1.0, 1.0], [-1.0, 1.0], [-1.0, -1.0], [1.0, -1.0]], dtype=torch.float64, device=device)
         endpoints = far + inward * offsets
         startpoints = far.expand(batch_size, 4, 2)
-        return {"apply": coin < self.p, "coefficients": perspective_coefficients(startpoints, endpoints)}
+        return {"apply": coin, "coefficients": perspective_coefficients(startpoints, endpoints)}
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         return _squeeze_batch(self._draw_batch(1, height, width, device))
 
     def _apply(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return self._warp(inpt, params)
-
-    def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        apply = params["apply"]
-        if torch.jit.is_scripting():
-            return self._apply(inpt, params) if bool(apply) else inpt
-        if not is_tracing():
-            return self._apply(inpt, params) if bool(apply) else inpt
-        return where_like(apply, self._apply(inpt, params), inpt)
 
     def _image(
         self, image: torch.Tensor, params: Dict[str, torch.Tensor], mode: str, fill: Optional[List[float]]
@@ -508,16 +501,6 @@ def _blur(field: torch.Tensor, size: int, sigma_x: float, sigma_y: float) -> tor
     return torch.nn.functional.conv2d(out, taps_y)
 
 
-def _rand_field(
-    batch_size: int, height: int, width: int, generator: Optional[torch.Generator], device: torch.device
-) -> torch.Tensor:
-    # Uniform [B, 1, H, W]. generator=None is not passed on: with symbolic sizes (dynamic=True) dynamo fails on
-    # torch.rand(..., generator=None) ("SymIntArrayRef expected to contain only concrete integers").
-    if generator is None:
-        return torch.rand((batch_size, 1, height, width), device=device)
-    return torch.rand((batch_size, 1, height, width), generator=generator, device=device)
-
-
 def _odd_taps(sigma: float) -> int:
     size = int(8 * sigma + 1)
     return size + 1 if size % 2 == 0 else size
@@ -533,6 +516,12 @@ def _setup_pair(value: Any, what: str, owner: str) -> List[float]:
     if not all(math.isfinite(v) and v >= 0 for v in values):
         raise ValueError(f"{owner}: {what} must be non-negative and finite, got {value!r}")
     return values
+
+
+def _field(params: Dict[str, torch.Tensor]) -> torch.Tensor:
+    """The displacement as [G, H, W, 2] (one row of a batch's parameters comes as [H, W, 2])."""
+    displacement = params["displacement"]
+    return displacement.unsqueeze(0) if displacement.ndim == 3 else displacement
 
 
 class ElasticTransform(_WarpTransform):
@@ -560,11 +549,11 @@ class ElasticTransform(_WarpTransform):
 
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         generator = self._rng()
-        dx = _rand_field(batch_size, height, width, generator, device) * 2 - 1
+        dx = uniform([batch_size, 1, height, width], generator, device) * 2 - 1
         if self._sigma[0] > 0.0:
             dx = _blur(dx, _odd_taps(self._sigma[0]), self._sigma[0], self._sigma[1])
         dx = dx * self._alpha[0] / width
-        dy = _rand_field(batch_size, height, width, generator, device) * 2 - 1
+        dy = uniform([batch_size, 1, height, width], generator, device) * 2 - 1
         if self._sigma[1] > 0.0:
             dy = _blur(dy, _odd_taps(self._sigma[1]), self._sigma[0], self._sigma[1])
         dy = dy * self._alpha[1] / height
@@ -577,21 +566,21 @@ class ElasticTransform(_WarpTransform):
     def _image(
         self, image: torch.Tensor, params: Dict[str, torch.Tensor], mode: str, fill: Optional[List[float]]
     ) -> torch.Tensor:
-        return warp_elastic_image(image, params["displacement"], mode, fill)
+        return warp_elastic_image(image, _field(params), mode, fill)
 
     @torch.jit.unused
     def _boxes(self, plain: torch.Tensor, boxes: Any, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return elastic_bounding_boxes_field(
-            plain, box_format_from(boxes.format), get_canvas_size(boxes), params["displacement"], boxes.clamping_mode
+            plain, box_format_from(boxes.format), get_canvas_size(boxes), _field(params), boxes.clamping_mode
         )
 
     @torch.jit.unused
     def _points(self, plain: torch.Tensor, points: Any, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        return elastic_keypoints_field(plain, get_canvas_size(points), params["displacement"])
+        return elastic_keypoints_field(plain, get_canvas_size(points), _field(params))
 
     @torch.jit.unused
     def _other(self, inpt: Any, params: Dict[str, torch.Tensor], fill: Any) -> Any:
-        return F.elastic(inpt, params["displacement"], self.interpolation, fill)
+        return F.elastic(inpt, _field(params), self.interpolation, fill)
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}, sigma={self.sigma}, interpolation={self.interpolation}, fill={self.fill}"

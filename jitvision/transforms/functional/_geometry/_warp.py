@@ -273,9 +273,9 @@ def sample_grid(
         ones = torch.ones((groups, 1, height, width), dtype=dtype, device=image.device)
         weight = grid_sample(ones, grid, mode=mode, padding_mode="zeros", align_corners=False)
         fill_values = torch.tensor(fill, dtype=dtype, device=image.device)
-        stacks = out.shape[1] // channels
+        period = channels if len(fill) > 1 else 1  # a scalar fill: any plane count (e.g. a [B, H, W] mask batch)
         per_plane = fill_values.reshape(1, 1, -1, 1, 1)
-        out5 = out.reshape(groups, stacks, channels, out_h, out_w)
+        out5 = out.reshape(groups, -1, period, out_h, out_w)
         weight5 = weight.reshape(groups, 1, 1, out_h, out_w)
         if mode == "nearest":
             out5 = torch.where(weight5 < 0.5, per_plane, out5)
@@ -316,8 +316,11 @@ def native_warp(
     out_shape = list(image.shape[:-2]) + [out_h, out_w]
     if image.numel() == 0:
         return torch.empty(out_shape, dtype=image.dtype, device=image.device)
+    # The fill period along the stacked planes: the channels for a per-channel fill, else 1 (a mask batch
+    # [B, H, W] has one plane per group whatever its "channel" dimension says).
+    period = channels if fill is not None and len(fill) > 1 else 1
     out = torch.ops.jitvision_native.warp_u8(
-        image.unsqueeze(0), coefficients, out_h, out_w, projective, 0 if mode == "nearest" else 1, channels, fill
+        image.unsqueeze(0), coefficients, out_h, out_w, projective, 0 if mode == "nearest" else 1, period, fill
     )
     return out.reshape(out_shape)
 
