@@ -471,3 +471,15 @@ def test_elastic_boxes_and_keypoints_check_the_field_shape():
 def test_bad_class_arguments_are_rejected(make, name):
     with pytest.raises((ValueError, TypeError), match=name):
         make()
+
+
+@pytest.mark.parametrize("op", OPS[:3])
+def test_functional_does_not_recompile_across_sizes_with_dynamic_shapes(op):
+    kwargs = _random_call(op, random.Random(3), 20, 24)
+    if op == "rotate":
+        kwargs = dict(kwargs, expand=False)
+    compiled, counter = compile_counted(lambda x: getattr(F, op)(x, **kwargs), dynamic=True)
+    for height, width in ((20, 24), (26, 22), (30, 34)):
+        image = make_image(height, width)
+        assert_matches_oracle(compiled(image), getattr(F, op)(image, **kwargs))
+    assert counter.frame_count == 1

@@ -16,7 +16,7 @@ import PIL.Image
 import torch
 
 from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
-from .._dispatch import get_kernel, is_pure_tensor, is_tracing, register_kernel, unwrap
+from .._dispatch import get_kernel, is_pure_tensor, register_kernel, unwrap
 from .._meta import as_box_format, clamp_bounding_boxes_kernel, convert_bounding_box_format_kernel, get_canvas_size
 from ._interpolation import InterpolationMode
 from ._warp import FillType, fill_as_list, grid_mode, sample_grid, warp_dtype
@@ -51,17 +51,23 @@ def _check_is_tensor(displacement: Any) -> None:
         raise TypeError(f"elastic: displacement must be a tensor [1, H, W, 2], got {type(displacement).__name__}")
 
 
+def _linspace(n: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """``torch.linspace((1 - n) / n, (n - 1) / n, n)`` value for value (its float32 arithmetic: a step from the
+    float endpoints, the first half counted from the start and the second from the end, fused multiply-adds),
+    written with tensor ops: linspace's float endpoints would specialise a symbolic ``n`` under dynamic shapes."""
+    index = torch.arange(n, dtype=dtype, device=device)
+    start = torch.full([], (1 - n) / n, dtype=dtype, device=device)
+    end = torch.full([], (n - 1) / n, dtype=dtype, device=device)
+    step = (end - start) / (n - 1)
+    return torch.where(
+        index < n // 2, torch.addcmul(start, index, step), torch.addcmul(end, n - 1 - index, step, value=-1)
+    )
+
+
 def _identity_grid(height: int, width: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
-    """``[1, H, W, 2]``: grid_sample coordinates of the pixel centres (align_corners=False)."""
-    if is_tracing():
-        # (2 i + 1 - n) / n: linspace's float endpoints would specialise symbolic sizes (dynamic=True). The
-        # values can differ from linspace's in the last bit.
-        xs = (torch.arange(width, dtype=dtype, device=device) * 2 + (1 - width)) / width
-        ys = (torch.arange(height, dtype=dtype, device=device) * 2 + (1 - height)) / height
-    else:
-        # torchvision's values exactly (NEAREST sampling is sensitive to the last bit at pixel boundaries).
-        xs = torch.linspace((1 - width) / width, (width - 1) / width, width, dtype=dtype, device=device)
-        ys = torch.linspace((1 - height) / height, (height - 1) / height, height, dtype=dtype, device=device)
+    """``[1, H, W, 2]``: grid_sample coordinates of the pixel centres (align_corners=False), torchvision's values."""
+    xs = _linspace(width, dtype, device)
+    ys = _linspace(height, dtype, device)
     grid = torch.stack([xs.reshape(1, -1).expand(height, width), ys.reshape(-1, 1).expand(height, width)], dim=-1)
     return grid.unsqueeze(0)
 

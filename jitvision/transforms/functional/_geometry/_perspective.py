@@ -53,6 +53,8 @@ def perspective_coefficients(startpoints: torch.Tensor, endpoints: torch.Tensor)
 
 
 def _check_quad(points: List[List[int]], name: str) -> None:
+    if is_tracing():
+        return  # dynamo may see the points as symbolic numbers: checking them would guard on their values
     if len(points) != 4:
         raise ValueError("perspective: " + name + " must be four [x, y] points, got " + str(points))
     for p in points:

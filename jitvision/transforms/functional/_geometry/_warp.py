@@ -21,6 +21,7 @@ import torch
 from torch.nn.functional import grid_sample
 
 from .... import _native
+from .._dispatch import is_tracing
 from ._interpolation import InterpolationMode, check_interpolation
 
 FillType = Optional[Union[int, float, List[float]]]
@@ -69,6 +70,10 @@ def grid_mode(interpolation: Union[str, InterpolationMode, int], op: str, allow_
 
 
 def check_finite(value: float, name: str, op: str) -> None:
+    # Not under dynamo: with dynamic=True a Python float argument is symbolic (no isfinite, and a check would
+    # guard on its value); a non-finite value there gives a NaN warp instead of the error.
+    if is_tracing():
+        return
     if not math.isfinite(value):
         raise ValueError(op + ": " + name + " must be finite, got " + str(value))
 
@@ -187,6 +192,12 @@ def _truncated(value: float) -> float:
     return float(int(value / 1e-4)) * 1e-4
 
 
+def _rows_by_half(matrix: torch.Tensor, height: int, width: int) -> torch.Tensor:
+    """``[G, 2, 3]`` with the x row divided by ``width / 2`` and the y row by ``height / 2`` (scalar divisions:
+    a tensor of the sizes would specialise symbolic sizes under dynamic shapes)."""
+    return torch.stack([matrix[:, 0] / (0.5 * width), matrix[:, 1] / (0.5 * height)], dim=1)
+
+
 # ---- grids -------------------------------------------------------------------------------------------------
 
 
@@ -210,8 +221,7 @@ def affine_grid(theta: torch.Tensor, height: int, width: int, out_h: int, out_w:
     ``width``: ``x * s0 + y * s1 + s2`` with ``s = theta^T / (size / 2)``, broadcast over rows and columns (the
     same float32 values as torchvision's batched matmul of homogeneous pixels, at a fraction of its cost)."""
     dtype, device = theta.dtype, theta.device
-    half = torch.tensor([0.5 * width, 0.5 * height], dtype=dtype, device=device)
-    scaled = theta.transpose(1, 2) / half  # [G, 3, 2]
+    scaled = _rows_by_half(theta, height, width).transpose(1, 2)  # [G, 3, 2]
     xs = _centred(out_w, dtype, device).reshape(1, 1, -1, 1)
     ys = _centred(out_h, dtype, device).reshape(1, -1, 1, 1)
     groups = theta.shape[0]
@@ -232,8 +242,8 @@ def perspective_grid(coefficients: torch.Tensor, out_h: int, out_w: int, dtype: 
     xs = torch.arange(out_w, dtype=dtype, device=device) + 0.5
     ys = torch.arange(out_h, dtype=dtype, device=device) + 0.5
     base = _homogeneous_pixels(out_h, out_w, xs, ys, dtype).expand(groups, out_h * out_w, 3)
-    half = torch.tensor([0.5 * out_w, 0.5 * out_h], dtype=dtype, device=device)
-    grid = base.bmm(numerator.transpose(1, 2) / half) / base.bmm(denominator.transpose(1, 2)) - 1.0
+    grid = base.bmm(_rows_by_half(numerator, out_h, out_w).transpose(1, 2)) / base.bmm(denominator.transpose(1, 2))
+    grid = grid - 1.0
     return grid.reshape(groups, out_h, out_w, 2)
 
 
@@ -328,8 +338,7 @@ def native_warp(
 def affine_coefficients(theta: torch.Tensor, height: int, width: int) -> torch.Tensor:
     """``[G, 8]``: the grid coefficients of inverse matrices ``theta`` ``[G, 2, 3]`` as ``affine_grid`` uses
     them (each row divided by half the input size, in theta's dtype), padded with two zeros."""
-    half = torch.tensor([0.5 * width, 0.5 * height], dtype=theta.dtype, device=theta.device)
-    scaled = (theta.transpose(1, 2) / half).transpose(1, 2).reshape(-1, 6)
+    scaled = _rows_by_half(theta, height, width).reshape(-1, 6)
     return torch.cat([scaled, torch.zeros_like(scaled[:, :2])], dim=1)
 
 
@@ -337,6 +346,5 @@ def projective_coefficients(coefficients: torch.Tensor, out_h: int, out_w: int) 
     """``[G, 8]``: perspective coefficients with the numerator rows divided by half the output size (in
     float32), as ``perspective_grid`` uses them."""
     coeffs = coefficients.float().reshape(-1, 8)
-    half = torch.tensor([0.5 * out_w, 0.5 * out_h], dtype=torch.float32, device=coeffs.device).reshape(1, 2, 1)
-    rows = coeffs[:, 0:6].reshape(-1, 2, 3) / half
+    rows = _rows_by_half(coeffs[:, 0:6].reshape(-1, 2, 3), out_h, out_w)
     return torch.cat([rows.reshape(-1, 6), coeffs[:, 6:8]], dim=1)
