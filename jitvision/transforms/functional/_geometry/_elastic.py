@@ -66,10 +66,10 @@ def _linspace(n: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
 
 def _identity_grid(height: int, width: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
     """``[1, H, W, 2]``: grid_sample coordinates of the pixel centres (align_corners=False), torchvision's values."""
-    xs = _linspace(width, dtype, device)
-    ys = _linspace(height, dtype, device)
-    grid = torch.stack([xs.reshape(1, -1).expand(height, width), ys.reshape(-1, 1).expand(height, width)], dim=-1)
-    return grid.unsqueeze(0)
+    grid = torch.empty((1, height, width, 2), dtype=dtype, device=device)
+    grid[..., 0].copy_(_linspace(width, dtype, device).reshape(1, -1))
+    grid[..., 1].copy_(_linspace(height, dtype, device).reshape(-1, 1))
+    return grid
 
 
 def warp_elastic_image(
@@ -84,7 +84,12 @@ def warp_elastic_image(
     half = image.dtype == torch.float16 and image.device.type == "cpu"
     work = image.float() if half else image
     dtype = warp_dtype(work)
-    grid = _identity_grid(height, width, dtype, image.device) + displacement.to(dtype=dtype, device=image.device)
+    grid = _identity_grid(height, width, dtype, image.device)
+    grid = (
+        grid + displacement.to(dtype=dtype, device=image.device)
+        if displacement.shape[0] > 1
+        else grid.add_(displacement.to(dtype=dtype, device=image.device))
+    )
     out = sample_grid(work, grid, mode, fill, "elastic")
     return out.half() if half else out
 

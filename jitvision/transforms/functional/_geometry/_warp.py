@@ -293,9 +293,9 @@ def sample_grid(
             out5 = (out5 - per_plane) * weight5 + per_plane
         out = out5.reshape(groups, -1, out_h, out_w)
     if not image.is_floating_point():
-        out = out.round()
-        if image.dtype == torch.uint8:
-            out = out.clamp(0, 255)
+        out = out.round_()
+        if image.dtype == torch.uint8 and (mode == "bicubic" or fill is not None):
+            out = out.clamp_(0, 255)  # only bicubic overshoot or a fill outside [0, 255] can leave the range
         out = out.to(image.dtype)
     return out.reshape(out_shape)
 
