@@ -11,6 +11,10 @@ give the static output shape) and callable from TorchScript as ``torch.ops.jitvi
   crop_generator=None, flip_generator=None)``: ``RandomResizedCrop(size, scale, ratio)`` [+
   ``RandomHorizontalFlip(flip_p)``] with the draw inside (the transforms' draw, same generator calls, same
   result for a seed), then ``resized_crop``; tagged ``nondeterministic_seeded``, so graph passes keep every call;
+- ``warp_u8(image, coefficients, out_h, out_w, projective, mode, channels, fill=None)``: torchvision's uint8
+  affine/rotate/perspective warp (grid_sample of the float image with zero padding and align_corners=False, the
+  fill mask, rounding back) read and written as uint8 with the float32 arithmetic per value kept, the grid
+  positions computed per pixel from [G, 8] affine or projective grid coefficients (``csrc/warp.cpp``);
 - ``flip_if(input, apply, dims)``: ``input.flip(dims)`` if the one-element tensor ``apply`` is true, else a copy,
   any dtype and device (a compiled random flip: inductor's own flip is 20-70x slower than torch's here);
 - ``resize_center_crop(image, size, max_size=None, crop_size=None, mean=None, std=None, to_float=False)``:
@@ -170,6 +174,12 @@ if AVAILABLE:
                                   crop_generator=None, flip_generator=None):
         dtype = torch.float32 if to_float else torch.uint8
         return image.new_empty((*image.shape[:-2], size[0], size[1]), dtype=dtype)
+
+    @torch.library.register_fake("jitvision_native::warp_u8")
+    def _warp_u8_fake(image, coefficients, out_h, out_w, projective, mode, channels, fill=None):
+        groups = coefficients.shape[0]
+        planes = image.numel() // (groups * image.shape[-2] * image.shape[-1])
+        return image.new_empty((groups, planes, out_h, out_w))
 
     @torch.library.register_fake("jitvision_native::flip_if")
     def _flip_if_fake(input, apply, dims):

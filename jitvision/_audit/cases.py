@@ -150,6 +150,13 @@ FUNCTIONAL_CASES: Dict[str, Case] = {
     "sanitize_keypoints": Case(kinds=("KeyPoints", "points"), plain_kwargs={"canvas_size": list(FIXED_SIZE)}),
     "five_crop": Case({"size": [12, 16]}, kinds=("float", "uint8", "Image", "Video")),
     "ten_crop": Case({"size": [12, 16], "vertical_flip": True}, kinds=("float", "uint8", "Image", "Video")),
+    "affine": Case({"angle": 30.0, "translate": [2.0, -1.0], "scale": 1.1, "shear": [5.0, 2.0]}),
+    "rotate": Case({"angle": 30.0}),
+    "perspective": Case(
+        {"startpoints": [[0, 0], [39, 0], [39, 31], [0, 31]], "endpoints": [[2, 1], [36, 3], [38, 29], [1, 30]]}
+    ),
+    # The field is [1, H, W, 2] at FIXED_SIZE: the other sizes of the dynamic checks reject it (as torchvision).
+    "elastic": Case({"displacement": torch.full((1, *FIXED_SIZE, 2), 0.02)}),
 }
 
 CLASS_CASES: Dict[str, Case] = {
@@ -181,6 +188,10 @@ CLASS_CASES: Dict[str, Case] = {
     "SanitizeKeyPoints": Case(kinds=("KeyPoints",)),
     "FiveCrop": Case({"size": 12}, kinds=("float", "uint8", "Image", "Video")),
     "TenCrop": Case({"size": 12}, kinds=("float", "uint8", "Image", "Video")),
+    "RandomAffine": Case({"degrees": 30, "translate": (0.1, 0.1), "scale": (0.9, 1.1), "shear": 5}),
+    "RandomRotation": Case({"degrees": 30}),
+    "RandomPerspective": Case({"p": 0.5}),
+    "ElasticTransform": Case({"alpha": 20.0, "sigma": 2.0}),
 }
 
 

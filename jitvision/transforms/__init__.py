@@ -5,6 +5,7 @@ from ._container import Compose
 from ._deprecated import ConvertImageDtype, ToTensor
 from ._erasing import RandomErasing
 from ._filters import GaussianBlur, GaussianNoise
+from ._geometry._affine import ElasticTransform, RandomAffine, RandomPerspective, RandomRotation
 from ._geometry._crop import CenterCrop, RandomCrop
 from ._geometry._five_crop import FiveCrop, TenCrop
 from ._geometry._flip import RandomHorizontalFlip, RandomVerticalFlip

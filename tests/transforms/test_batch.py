@@ -22,6 +22,10 @@ def _random_transforms():
         ("RandomCrop-pad_if_needed", lambda g: T.RandomCrop((24, 30), pad_if_needed=True, generator=g)),
         ("RandomHorizontalFlip", lambda g: T.RandomHorizontalFlip(generator=g)),
         ("RandomVerticalFlip", lambda g: T.RandomVerticalFlip(p=0.3, generator=g)),
+        ("RandomAffine", lambda g: T.RandomAffine(30, (0.1, 0.2), (0.8, 1.2), 10, fill=3, generator=g)),
+        ("RandomRotation", lambda g: T.RandomRotation(40, interpolation="bilinear", generator=g)),
+        ("RandomPerspective", lambda g: T.RandomPerspective(0.6, p=0.7, generator=g)),
+        ("ElasticTransform", lambda g: T.ElasticTransform(alpha=20.0, sigma=2.0, generator=g)),
     ]
 
 

@@ -6,6 +6,22 @@ from ._deprecated import get_image_size, to_tensor
 from ._dispatch import is_pure_tensor
 from ._dispatch import register_user_kernel as register_kernel
 from ._erase import erase, erase_image, erase_image_pil, erase_video
+from ._geometry._affine import (
+    affine,
+    affine_bounding_boxes,
+    affine_image,
+    affine_image_pil,
+    affine_keypoints,
+    affine_mask,
+    affine_video,
+    rotate,
+    rotate_bounding_boxes,
+    rotate_image,
+    rotate_image_pil,
+    rotate_keypoints,
+    rotate_mask,
+    rotate_video,
+)
 from ._geometry._crop import (
     center_crop,
     center_crop_bounding_boxes,
@@ -21,6 +37,16 @@ from ._geometry._crop import (
     crop_keypoints,
     crop_mask,
     crop_video,
+)
+from ._geometry._elastic import (
+    elastic,
+    elastic_bounding_boxes,
+    elastic_image,
+    elastic_image_pil,
+    elastic_keypoints,
+    elastic_mask,
+    elastic_transform,
+    elastic_video,
 )
 from ._geometry._five_crop import (
     five_crop,
@@ -59,6 +85,15 @@ from ._geometry._pad import (
     pad_keypoints,
     pad_mask,
     pad_video,
+)
+from ._geometry._perspective import (
+    perspective,
+    perspective_bounding_boxes,
+    perspective_image,
+    perspective_image_pil,
+    perspective_keypoints,
+    perspective_mask,
+    perspective_video,
 )
 from ._geometry._resize import (
     resize,

@@ -262,8 +262,10 @@ def _resized_crop_rows(
         else resized_crop_mask(row, *(int(v) for v in b), size)
         for row, b in zip(rows, box.reshape(-1, 4).tolist())
     ]
-    return torch.stack(outs).reshape([*image.shape[:lead], *outs[0].shape]) if outs else image.new_empty(
-        [*image.shape[:-2], size[0], size[1]]
+    return (
+        torch.stack(outs).reshape([*image.shape[:lead], *outs[0].shape])
+        if outs
+        else image.new_empty([*image.shape[:-2], size[0], size[1]])
     )
 
 
