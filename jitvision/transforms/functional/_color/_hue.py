@@ -50,6 +50,8 @@ def _adjust_hue(image: torch.Tensor, factor: torch.Tensor) -> torch.Tensor:
         return image
     fimage = image if image.is_floating_point() else to_dtype_image(image, torch.float32, True)
     h, s, v = _rgb_to_hsv(fimage).unbind(dim=-3)
+    if factor.ndim > 0:  # a per-row factor viewed against the image: drop its channel dimension, as h has none
+        factor = factor.squeeze(-3)
     h = torch.remainder(h + factor.to(h.dtype), 1.0)
     out = _hsv_to_rgb(h, s, v)
     return out if image.is_floating_point() else to_dtype_image(out, image.dtype, True)
