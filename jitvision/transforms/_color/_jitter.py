@@ -106,16 +106,20 @@ def _jitter_select(
     if not present[3]:
         for pos in range(4):
             op = order[..., pos]
-            image = _blend_step(image, op, factors, present_t[op], need_gray)
+            image = _blend_step(image, op, factors, present_t.gather(0, op.reshape(-1)).reshape(op.shape), need_gray)
         return image
     hue_pos = (order == 3).to(torch.int64).argmax(dim=-1)
     for pos in range(3):
         op = order[..., pos]
-        image = _blend_step(image, op, factors, present_t[op] & (hue_pos > pos), need_gray)
+        image = _blend_step(
+            image, op, factors, present_t.gather(0, op.reshape(-1)).reshape(op.shape) & (hue_pos > pos), need_gray
+        )
     image = _adjust_hue(image, rows_factor(factors[..., 3], image))
     for pos in range(1, 4):
         op = order[..., pos]
-        image = _blend_step(image, op, factors, present_t[op] & (hue_pos < pos), need_gray)
+        image = _blend_step(
+            image, op, factors, present_t.gather(0, op.reshape(-1)).reshape(op.shape) & (hue_pos < pos), need_gray
+        )
     return image
 
 
