@@ -85,6 +85,12 @@ def _classification_pipeline(T: ModuleType) -> Dict[str, Any]:
 
 
 _FLOAT_KINDS = ("float", "Image", "Video")
+# Photometric functionals take images and videos (tensor, tv_tensor, PIL); masks, boxes and keypoints are rejected
+# (as torchvision does). rgb_to_grayscale and grayscale_to_rgb have no video kernel. The classes pass other kinds
+# through.
+_PHOTOMETRIC_KINDS = ("float", "uint8", "Image", "Video", "PIL")
+_GRAYSCALE_KINDS = ("float", "uint8", "Image", "PIL")
+_PHOTOMETRIC_CLASS_KINDS = (*KINDS, "PIL")
 _NOT_A_TENSOR = "returns a PIL image: Python only, nothing for the compilers to trace"
 
 FUNCTIONAL_CASES: Dict[str, Case] = {
@@ -113,6 +119,21 @@ FUNCTIONAL_CASES: Dict[str, Case] = {
     "pil_to_tensor": Case(kinds=("PIL",)),
     "to_pil_image": Case(kinds=("float", "uint8", "Image"), python_only=_NOT_A_TENSOR),
     "to_pure_tensor": Case(kinds=("Image", "Video", "Mask", "BoundingBoxes", "KeyPoints")),
+    "adjust_brightness": Case({"brightness_factor": 1.3}, kinds=_PHOTOMETRIC_KINDS),
+    "adjust_contrast": Case({"contrast_factor": 0.7}, kinds=_PHOTOMETRIC_KINDS),
+    "adjust_saturation": Case({"saturation_factor": 1.4}, kinds=_PHOTOMETRIC_KINDS),
+    "adjust_hue": Case({"hue_factor": 0.2}, kinds=_PHOTOMETRIC_KINDS),
+    "adjust_gamma": Case({"gamma": 0.8, "gain": 1.1}, kinds=_PHOTOMETRIC_KINDS),
+    "adjust_sharpness": Case({"sharpness_factor": 1.7}, kinds=_PHOTOMETRIC_KINDS),
+    "autocontrast": Case(kinds=_PHOTOMETRIC_KINDS),
+    "equalize": Case(kinds=_PHOTOMETRIC_KINDS),
+    "invert": Case(kinds=_PHOTOMETRIC_KINDS),
+    "posterize": Case({"bits": 3}, kinds=_PHOTOMETRIC_KINDS),
+    "solarize": Case({"threshold": 0.5}, kinds=_PHOTOMETRIC_KINDS),
+    "rgb_to_grayscale": Case({"num_output_channels": 1}, kinds=_GRAYSCALE_KINDS),
+    "to_grayscale": Case({"num_output_channels": 3}, kinds=_GRAYSCALE_KINDS),
+    "grayscale_to_rgb": Case(kinds=_GRAYSCALE_KINDS),
+    "permute_channels": Case({"permutation": [2, 0, 1]}, kinds=_PHOTOMETRIC_KINDS),
 }
 
 CLASS_CASES: Dict[str, Case] = {
@@ -132,6 +153,20 @@ CLASS_CASES: Dict[str, Case] = {
     "PILToTensor": Case(kinds=("PIL",)),
     "Identity": Case(),
     "Lambda": Case({"lambd": _flip_last}, kinds=("float", "uint8", "Image")),
+    "ColorJitter": Case(
+        {"brightness": 0.4, "contrast": 0.4, "saturation": 0.4, "hue": 0.1}, kinds=_PHOTOMETRIC_CLASS_KINDS
+    ),
+    "RandomPhotometricDistort": Case(kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "Grayscale": Case({"num_output_channels": 1}, kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "RandomGrayscale": Case({"p": 0.5}, kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "RGB": Case(kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "RandomInvert": Case({"p": 0.5}, kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "RandomPosterize": Case({"bits": 3}, kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "RandomSolarize": Case({"threshold": 0.5}, kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "RandomAutocontrast": Case({"p": 0.5}, kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "RandomEqualize": Case({"p": 0.5}, kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "RandomAdjustSharpness": Case({"sharpness_factor": 2.0}, kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "RandomChannelPermutation": Case(kinds=_PHOTOMETRIC_CLASS_KINDS),
 }
 
 

@@ -54,7 +54,8 @@ def as_factor(value: float, image: torch.Tensor) -> torch.Tensor:
 
     Cores cast it to the compute dtype themselves and compute ``1 - factor`` in float64 first, as torchvision does
     with its Python floats; a float32 factor drawn by a transform is exact in float64 too."""
-    return torch.tensor(value, dtype=torch.float64, device=image.device)
+    # torch.full, not torch.tensor: TorchScript's torch.tensor(float) rounds the number through float32.
+    return torch.full([], value, dtype=torch.float64, device=image.device)
 
 
 def compute_dtype(image: torch.Tensor) -> torch.dtype:
