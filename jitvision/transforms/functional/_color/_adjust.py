@@ -209,7 +209,8 @@ def adjust_gamma_image_pil(image: PIL.Image.Image, gamma: float, gain: float = 1
     check_non_negative(gamma, "gamma", "adjust_gamma")
     mode = image.mode
     rgb = image.convert("RGB")
-    table = [int(min(255.0, max(0.0, 255.0 * gain * (level / 255.0) ** gamma + 0.5))) for level in range(256)] * 3
+    # (255 + 1 - 1e-3) * gain * (level / 255) ** gamma, truncated and capped at 255: the tensor kernel's rule.
+    table = [min(255, int(255.999 * gain * (level / 255.0) ** gamma)) for level in range(256)] * 3
     return rgb.point(table).convert(mode)
 
 

@@ -1,6 +1,8 @@
 """equalize: per-channel histogram equalization, one traced graph (static shapes throughout).
 
 Float and other integer images are equalized on their uint8 version and converted back, as torchvision does.
+Deliberate difference: float values outside [0, 1] saturate in that conversion (``to_dtype``'s rule), where
+torchvision's conversion wraps them; so a float image is equalized as if clamped to [0, 1] first.
 The histogram is ``bincount`` of channel-offset pixel values in eager mode and a ``scatter_add`` into a fixed
 ``[N, 256]`` tensor under torch.compile/export (``bincount``'s output size depends on the data there).
 """
