@@ -101,7 +101,7 @@ def _random_image(rng, dtype, channels, leading):
 def test_image_kernel_matches_torchvision_on_random_cases(name, maker, channel_counts, _video, dtype):
     rng = random.Random(f"{name}-{dtype}")
     ours, theirs = getattr(F, name), getattr(tv_functional, name)
-    for trial in range(12):
+    for _ in range(12):
         channels = rng.choice(channel_counts)
         leading = rng.choice([(), (2,), (2, 3)])
         image = _random_image(rng, dtype, channels, leading)
@@ -172,7 +172,7 @@ def test_float_inputs_outside_the_unit_range_match_torchvision():
             torch.testing.assert_close(F.equalize(image), expected, atol=1e-4, rtol=0)
             continue
         ours, theirs = getattr(F, name)(image, **kwargs), getattr(tv_functional, name)(image, **kwargs)
-        torch.testing.assert_close(ours, theirs, atol=1e-4, rtol=0, equal_nan=True, msg=lambda m: f"{name}: {m}")
+        torch.testing.assert_close(ours, theirs, atol=1e-4, rtol=0, equal_nan=True, msg=f"{name} differs")
 
 
 @pytest.mark.parametrize(
