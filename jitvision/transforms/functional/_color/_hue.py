@@ -1,60 +1,49 @@
 """adjust_hue: rotate the hue in HSV space."""
 
+from typing import List
+
 import PIL.Image
 import torch
 
 from ....tv_tensors import Image, Video
 from .._dispatch import get_kernel, is_pure_tensor, register_kernel
-from .._misc import to_dtype_image
-from ._utils import as_factor, check_image
-
-
-def _rgb_to_hsv(image: torch.Tensor) -> torch.Tensor:
-    r, g, b = image.unbind(dim=-3)
-    maxc = torch.maximum(torch.maximum(r, g), b)
-    minc = torch.minimum(torch.minimum(r, g), b)
-    gray = maxc == minc
-    chroma = maxc - minc
-    ones = torch.ones_like(maxc)
-    saturation = chroma / torch.where(gray, ones, maxc)
-    chroma_divisor = torch.where(gray, ones, chroma)
-    rc = (maxc - r) / chroma_divisor
-    gc = (maxc - g) / chroma_divisor
-    bc = (maxc - b) / chroma_divisor
-    is_r = maxc == r
-    is_g = (maxc == g) & ~is_r
-    is_b = ~(is_r | (maxc == g))
-    hue = is_r * (bc - gc) + is_g * (2.0 + rc - bc) + is_b * (4.0 + gc - rc)
-    hue = torch.fmod(hue / 6.0 + 1.0, 1.0)
-    return torch.stack((hue, saturation, maxc), dim=-3)
-
-
-def _hsv_to_rgb(h: torch.Tensor, s: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-    h6 = h * 6.0
-    sector = torch.floor(h6)
-    f = h6 - sector
-    sector = sector.to(torch.int32) % 6
-    p = (v * (1.0 - s)).clamp_(0.0, 1.0)
-    q = (v * (1.0 - s * f)).clamp_(0.0, 1.0)
-    t = (v * (1.0 - s * (1.0 - f))).clamp_(0.0, 1.0)
-    # Per sector (0..5): r = v q p p t v, g = t v v q p p, b = p p t v v q.
-    s0, s1, s2, s3, s4 = sector == 0, sector == 1, sector == 2, sector == 3, sector == 4
-    r = torch.where(s0 | ~(s1 | s2 | s3 | s4), v, torch.where(s1, q, torch.where(s4, t, p)))
-    g = torch.where(s1 | s2, v, torch.where(s0, t, torch.where(s3, q, p)))
-    b = torch.where(s3 | s4, v, torch.where(s2, t, torch.where(s0 | s1, p, q)))
-    return torch.stack((r, g, b), dim=-3)
+from ._utils import as_factor, check_image, from_float, max_value
 
 
 def _adjust_hue(image: torch.Tensor, factor: torch.Tensor) -> torch.Tensor:
+    """Hue rotated by ``factor`` turns, value and saturation kept.
+
+    Not a round trip through HSV: with the hue in sixths ``h6``, the max ``v``, min ``m`` and chroma ``c = v - m``
+    of each pixel, output channel n (5 for red, 3 for green, 1 for blue) is ``v - c * clamp(min(k, 4 - k), 0, 1)``
+    with ``k = (n + h6) mod 6`` (the closed form of HSV -> RGB). Integer images are processed in their own scale
+    and truncated back as ``to_dtype`` does (``x / max * (max + 1 - 1e-3)``); the results match torchvision's
+    HSV round trip within float rounding, at about a third of the operations."""
     if image.shape[-3] == 1 or image.numel() == 0:
         return image
-    fimage = image if image.is_floating_point() else to_dtype_image(image, torch.float32, True)
-    h, s, v = _rgb_to_hsv(fimage).unbind(dim=-3)
-    if factor.ndim > 0:  # a per-row factor viewed against the image: drop its channel dimension, as h has none
+    is_float = image.is_floating_point()
+    fimage = image if is_float else image.to(torch.float32)
+    r, g, b = fimage.unbind(dim=-3)
+    maxc = torch.maximum(torch.maximum(r, g), b)
+    minc = torch.minimum(torch.minimum(r, g), b)
+    chroma = maxc - minc
+    is_r = maxc == r
+    is_g = maxc == g
+    numerator = torch.where(is_r, g - b, torch.where(is_g, b - r, r - g))
+    offset = torch.where(is_r, 0.0, torch.where(is_g, 2.0, 4.0))
+    if factor.ndim > 0:  # a per-row factor viewed against the image: drop its channel dimension
         factor = factor.squeeze(-3)
-    h = torch.remainder(h + factor.to(h.dtype), 1.0)
-    out = _hsv_to_rgb(h, s, v)
-    return out if image.is_floating_point() else to_dtype_image(out, image.dtype, True)
+    sixths = numerator / torch.where(chroma == 0, torch.ones_like(chroma), chroma) + offset
+    sixths = sixths + (factor * 6.0).to(sixths.dtype)
+    channels: List[torch.Tensor] = []
+    for n in (5.0, 3.0, 1.0):
+        k = torch.remainder(sixths + n, 6.0)
+        weight = torch.clamp(torch.minimum(k, 4.0 - k), 0.0, 1.0)
+        channels.append(maxc - chroma * weight)
+    out = torch.stack(channels, dim=-3)
+    if is_float:
+        return out
+    bound = max_value(image.dtype)
+    return from_float(out.mul_((bound + 1.0 - 1e-3) / bound).clamp_(0.0, bound), image.dtype)
 
 
 def adjust_hue_image(image: torch.Tensor, hue_factor: float) -> torch.Tensor:
