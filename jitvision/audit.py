@@ -24,7 +24,7 @@ import torch
 
 from ._audit.cases import ALL_KINDS
 from ._audit.checks import MODE_CELLS, CaseChecks
-from ._audit.outcome import FAIL, SKIP, Cell, quiet_compilers
+from ._audit.outcome import FAIL, NA, SKIP, Cell, quiet_compilers
 from ._audit.report import summarize, summary_line, write_json, write_markdown, write_terminal
 from ._audit.targets import Entry, resolve_target
 
@@ -68,7 +68,14 @@ class _Progress:
 
 
 def _kinds_for(entry: Entry, kinds: Optional[Sequence[str]]) -> List[str]:
-    chosen = [kind for kind in entry.case.kinds if kinds is None or kind in kinds]
+    case_kinds = list(entry.case.kinds)
+    if entry.api == "class" and not entry.case.python_only:
+        # Every class that takes images is audited on per-sample batches too.
+        if "uint8" in case_kinds or "float" in case_kinds:
+            case_kinds += ["batch", "batch-tensor"]
+        if "detection" in case_kinds:
+            case_kinds.append("detection-batch")
+    chosen = [kind for kind in case_kinds if kinds is None or kind in kinds]
     # A functional takes one input; only transform classes take a whole sample.
     return [kind for kind in chosen if not (entry.api == "functional" and kind == "detection")]
 
@@ -78,6 +85,9 @@ def _run_case(case: CaseChecks, modes: Sequence[str], progress: _Progress, label
     cells = {"eager": case.eager()}
     for mode in modes:
         if mode == "eager":
+            continue
+        if cells["eager"].status == NA:
+            cells.update({name: Cell(NA, cells["eager"].reason) for name in MODE_CELLS[mode]})
             continue
         if cells["eager"].status == FAIL:
             cells.update({name: Cell(SKIP, "eager failed") for name in MODE_CELLS[mode]})

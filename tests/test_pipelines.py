@@ -86,6 +86,16 @@ def test_training_pipeline_inductor_matches_eager_with_the_same_draws():
 
 @pytest.mark.parametrize(
     "make_pipeline",
+    [training_pipeline, lambda: T.Compose([T.RandomCrop(24, padding=4), T.RandomVerticalFlip()])],
+)
+def test_detection_batch_inductor_matches_eager(make_pipeline):
+    # Ragged boxes/masks (sample_index metadata) and per-row custom ops through inductor.
+    batch = tv_tensors.batch_samples([make_detection_sample(32, 40) for _ in range(3)])
+    _assert_inductor_matches_eager(make_pipeline(), batch, seeds=2)
+
+
+@pytest.mark.parametrize(
+    "make_pipeline",
     [training_pipeline, inference_preset, lambda: T.Compose([T.RandomCrop(200, padding=4), T.RandomVerticalFlip()])],
 )
 @pytest.mark.parametrize("kind", [tv_tensors.Image, tv_tensors.Video])

@@ -15,10 +15,18 @@ import torch
 # Every kind a case can ask for. The default kinds leave out PIL (only the PIL converters take it) and the plain
 # tensors of boxes [N, 4] (XYXY) and keypoints [N, 2] (only the box and keypoint helpers take them).
 KINDS: Tuple[str, ...] = ("float", "uint8", "Image", "Video", "Mask", "BoundingBoxes", "KeyPoints", "detection")
-ALL_KINDS: Tuple[str, ...] = (*KINDS, "PIL", "boxes", "points")
-PLAIN_KINDS: Tuple[str, ...] = ("float", "uint8", "boxes", "points")
+# Per-sample batches (classes only, added to every class that takes images): ``batch`` is a BatchedImages of 2,
+# ``batch-tensor`` a plain [2, C, H, W] tensor through ``forward_batch`` (what TorchScript runs), and
+# ``detection-batch`` two detection samples with 3 and 1 objects (batch_samples).
+BATCH_KINDS: Tuple[str, ...] = ("batch", "batch-tensor", "detection-batch")
+ALL_KINDS: Tuple[str, ...] = (*KINDS, "PIL", "boxes", "points", *BATCH_KINDS)
+PLAIN_KINDS: Tuple[str, ...] = ("float", "uint8", "boxes", "points", "batch-tensor")
 # Kinds whose last two tensor dimensions are height and width (export with dynamic H/W applies to them).
-DENSE_KINDS: Tuple[str, ...] = ("float", "uint8", "Image", "Video", "Mask")
+DENSE_KINDS: Tuple[str, ...] = ("float", "uint8", "Image", "Video", "Mask", "batch", "batch-tensor")
+
+
+class NotApplicable(Exception):
+    """An input kind the target cannot take at all (torchvision has no batch tv_tensors)."""
 
 MEAN = [0.485, 0.456, 0.406]
 STD = [0.229, 0.224, 0.225]
@@ -218,6 +226,25 @@ def make_input(kind: str, tv_tensors: ModuleType, size: Tuple[int, int], image_d
             "masks": tv_tensors.Mask(torch.randint(0, 2, (3, height, width), dtype=torch.uint8)),
             "labels": torch.arange(3),
         }
+    if kind in BATCH_KINDS:
+        if not hasattr(tv_tensors, "BatchedImages"):
+            raise NotApplicable("the target has no per-sample batch API")
+        if kind == "batch":
+            return tv_tensors.BatchedImages(_image(height, width, image_dtype, leading=(2,)))
+        if kind == "batch-tensor":
+            return _image(height, width, image_dtype, leading=(2,))
+        samples = [
+            {
+                "image": tv_tensors.Image(_image(height, width, image_dtype)),
+                "boxes": tv_tensors.BoundingBoxes(
+                    _xyxy_boxes(height, width, objects), format="XYXY", canvas_size=(height, width)
+                ),
+                "masks": tv_tensors.Mask(torch.randint(0, 2, (objects, height, width), dtype=torch.uint8)),
+                "labels": torch.arange(objects),
+            }
+            for objects in (3, 1)
+        ]
+        return tv_tensors.batch_samples(samples)
     if kind == "PIL":
         hwc = _image(height, width, torch.uint8).permute(1, 2, 0).contiguous()
         return PIL.Image.frombytes("RGB", (width, height), bytes(hwc.flatten().tolist()))

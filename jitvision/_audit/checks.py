@@ -16,7 +16,7 @@ import torch
 import torch._dynamo
 import torch._dynamo.testing
 
-from .cases import DENSE_KINDS, FIXED_SIZE, OTHER_SIZES, PLAIN_KINDS, make_input
+from .cases import DENSE_KINDS, FIXED_SIZE, OTHER_SIZES, PLAIN_KINDS, NotApplicable, make_input
 from .outcome import (
     NA,
     SKIP,
@@ -55,6 +55,10 @@ class _Bound(torch.nn.Module):
 
     def forward(self, x: Any) -> Any:
         return self.fn(x, **self.kwargs)
+
+
+def _call_forward_batch(x: Any, transform: Any) -> Any:
+    return transform.forward_batch(x)
 
 
 _SOURCES = itertools.count()
@@ -129,10 +133,17 @@ class CaseChecks:
             instance = self.entry.obj(**self.kwargs)
             self.call = instance
             self.module = instance if isinstance(instance, torch.nn.Module) else _Bound(instance, {})
+            if self.kind == "batch-tensor":  # per-sample draws on a plain batch: the forward_batch method
+                self.call = instance.forward_batch
+                self.module = _Bound(_call_forward_batch, {"transform": instance})
 
     # ---- eager ------------------------------------------------------------------------------------------------
 
     def eager(self) -> Cell:
+        try:
+            self.make()
+        except NotApplicable as exc:
+            return Cell(NA, str(exc))
         try:
             self.build()
         except Exception as exc:
@@ -236,7 +247,9 @@ class CaseChecks:
     def _script_and_reload(self) -> Tuple[Optional[Callable[..., Any]], Optional[str], Optional[str]]:
         if self.entry.api == "functional":
             return self._script_functional()
-        obj = self.call
+        obj = self.module if self.kind == "batch-tensor" else self.call
+        if isinstance(obj, _Bound):  # forward_batch of the transform: script the transform itself
+            obj = obj.kwargs["transform"]
         fallback = None
         if self.entry.api == "class":
             if not isinstance(obj, torch.nn.Module):
@@ -283,7 +296,7 @@ class CaseChecks:
         if loaded is None:
             return failed(f"{fallback}; {reason}" if fallback else reason)
         try:
-            out = _seeded(loaded, self.x)
+            out = _seeded(loaded.forward_batch if self.kind == "batch-tensor" else loaded, self.x)
         except Exception as exc:
             return failed(f"scripted call: {one_line(exc)}")
         # TorchScript has no tv_tensor types: values are compared, not types.

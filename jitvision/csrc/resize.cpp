@@ -32,10 +32,12 @@ namespace {
 
 // ---- the ops --------------------------------------------------------------------------------------------------
 
+// `into`, when given, is the contiguous output to write (a row of a batch's output); else one is allocated.
 at::Tensor run(const at::Tensor& image, int64_t crop_top, int64_t crop_left, int64_t crop_h, int64_t crop_w,
                int64_t out_h, int64_t out_w, int64_t win_top, int64_t win_left, int64_t win_h, int64_t win_w,
                bool flip, const std::optional<at::ArrayRef<double>>& mean,
-               const std::optional<at::ArrayRef<double>>& std, bool to_float) {
+               const std::optional<at::ArrayRef<double>>& std, bool to_float,
+               const at::Tensor* into = nullptr) {
   TORCH_CHECK(image.device().is_cpu(), "jitvision_native: expected a CPU tensor, got ", image.device());
   TORCH_CHECK(image.scalar_type() == at::kByte, "jitvision_native: expected a uint8 image, got ",
               image.scalar_type());
@@ -55,7 +57,8 @@ at::Tensor run(const at::Tensor& image, int64_t crop_top, int64_t crop_left, int
   auto sizes = image.sizes().vec();
   sizes[sizes.size() - 2] = win_h;
   sizes[sizes.size() - 1] = win_w;
-  at::Tensor out = at::empty(sizes, image.options().dtype(to_float ? at::kFloat : at::kByte));
+  at::Tensor out = into != nullptr ? *into : at::empty(sizes, image.options().dtype(to_float ? at::kFloat : at::kByte));
+  TORCH_CHECK(out.is_contiguous() && out.sizes() == at::IntArrayRef(sizes), "jitvision_native: bad output buffer");
   if (out.numel() == 0) return out;
   const at::Tensor batch = image.reshape({-1, C, H, W});
   const int64_t N = batch.size(0);
@@ -108,12 +111,46 @@ bool read_flip(const std::optional<at::Tensor>& flip) {
   return flip->to(at::kCPU).item<bool>();
 }
 
+// One box per row of a batch: `box` is [*lead, 4] and `flip` (if given) [*lead], where `lead` are the image's
+// leading dimensions; each row is cropped, resized and flipped with its own values, written into one output.
+at::Tensor resized_crop_rows(const at::Tensor& image, const at::Tensor& box, const std::optional<at::Tensor>& flip,
+                             at::IntArrayRef size, std::optional<at::ArrayRef<double>> mean,
+                             std::optional<at::ArrayRef<double>> std, bool to_float) {
+  const int64_t lead = box.dim() - 1;
+  TORCH_CHECK(box.size(-1) == 4 && image.dim() >= lead + 3 && image.sizes().slice(0, lead) == box.sizes().slice(0, lead),
+              "jitvision_native.resized_crop: a box per row must have shape [*leading dims of the image, 4], got box ",
+              box.sizes(), " for an image of shape ", image.sizes());
+  const at::Tensor rows = image.flatten(0, lead - 1);
+  const at::Tensor b = box.to(at::kCPU, at::kLong).reshape({-1, 4}).contiguous();
+  at::Tensor f;
+  if (flip.has_value()) {
+    TORCH_CHECK(flip->numel() == rows.size(0), "jitvision_native.resized_crop: flip must hold one value per row");
+    f = flip->to(at::kCPU, at::kBool).reshape({-1}).contiguous();
+  }
+  auto sizes = rows.sizes().vec();
+  sizes[sizes.size() - 2] = size[0];
+  sizes[sizes.size() - 1] = size[1];
+  at::Tensor out = at::empty(sizes, image.options().dtype(to_float ? at::kFloat : at::kByte));
+  const int64_t* v = b.data_ptr<int64_t>();
+  for (int64_t n = 0; n < rows.size(0); ++n) {
+    const at::Tensor row_out = out.select(0, n);
+    const bool flip_row = f.defined() && f.data_ptr<bool>()[n];
+    run(rows.select(0, n), v[4 * n], v[4 * n + 1], v[4 * n + 2], v[4 * n + 3], size[0], size[1], 0, 0, size[0],
+        size[1], flip_row, mean, std, to_float, &row_out);
+  }
+  auto out_sizes = image.sizes().vec();
+  out_sizes[out_sizes.size() - 2] = size[0];
+  out_sizes[out_sizes.size() - 1] = size[1];
+  return out.view(out_sizes);
+}
+
 at::Tensor resized_crop(const at::Tensor& image, const at::Tensor& box, const std::optional<at::Tensor>& flip,
                         at::IntArrayRef size, std::optional<at::ArrayRef<double>> mean,
                         std::optional<at::ArrayRef<double>> std, bool to_float) {
+  TORCH_CHECK(size.size() == 2, "jitvision_native.resized_crop: size must be [height, width], got ", size);
+  if (box.dim() >= 2 && box.numel() != 4) return resized_crop_rows(image, box, flip, size, mean, std, to_float);
   TORCH_CHECK(box.numel() == 4, "jitvision_native.resized_crop: box must hold [top, left, height, width], got shape ",
               box.sizes());
-  TORCH_CHECK(size.size() == 2, "jitvision_native.resized_crop: size must be [height, width], got ", size);
   const at::Tensor b = box.to(at::kCPU, at::kLong).contiguous();
   const int64_t* v = b.data_ptr<int64_t>();
   return run(image, v[0], v[1], v[2], v[3], size[0], size[1], 0, 0, size[0], size[1], read_flip(flip), mean, std,
@@ -185,9 +222,19 @@ at::Tensor random_resized_crop(const at::Tensor& image, at::IntArrayRef size, at
 // A compiled random flip needs the coin as a tensor. As torch.where(coin, x.flip(-1), x) inductor computes both
 // branches with a scalar reversed-index loop: 170 us for 4x224x224 uint8 masks, 650 us fused with a normalize,
 // where torch's own flip takes 9 us. This op reads the coin and calls torch's flip (or clones), on any device.
+// On a batch, `apply` has the shape of the input's leading dimensions and each row is flipped or copied.
 at::Tensor flip_if(const at::Tensor& input, const at::Tensor& apply, at::IntArrayRef dims) {
-  TORCH_CHECK(apply.numel() == 1, "jitvision_native.flip_if: apply must hold one value, got shape ", apply.sizes());
-  return apply.item<bool>() ? at::flip(input, dims) : input.clone();
+  if (apply.dim() == 0) return apply.item<bool>() ? at::flip(input, dims) : input.clone();
+  TORCH_CHECK(input.dim() > apply.dim() && input.sizes().slice(0, apply.dim()) == apply.sizes(),
+              "jitvision_native.flip_if: apply must be a scalar or have the shape of the input's leading dimensions, "
+              "got ", apply.sizes(), " for an input of shape ", input.sizes());
+  const at::Tensor rows = input.flatten(0, apply.dim() - 1);
+  const at::Tensor a = apply.to(at::kCPU, at::kBool).reshape({-1}).contiguous();
+  at::Tensor out = at::empty_like(rows, at::MemoryFormat::Contiguous);
+  for (int64_t n = 0; n < rows.size(0); ++n) {
+    out.select(0, n).copy_(a.data_ptr<bool>()[n] ? at::flip(rows.select(0, n), dims) : rows.select(0, n));
+  }
+  return out.view(input.sizes());
 }
 
 // torchvision's resized output size for Resize(size, max_size).

@@ -66,6 +66,30 @@ class Compose(Transform):
             return inpt
         return self._run(inpt, False)
 
+    @torch.jit.export
+    def forward_batch(self, images: torch.Tensor) -> torch.Tensor:
+        """Each transform's ``forward_batch`` in turn: per-sample draws on a plain ``[B, ...]`` batch."""
+        if torch.jit.is_scripting():
+            for transform in self.transforms:
+                if hasattr(transform, "forward_batch"):
+                    images = transform.forward_batch(images)
+                else:
+                    images = transform(images)
+            return images
+        return self._run_batch(images)
+
+    @torch.jit.unused
+    def _run_batch(self, images: torch.Tensor) -> torch.Tensor:
+        transforms = tuple(self.transforms)
+        start = 0
+        fused = run_fused(transforms, images, batch=True)
+        if fused is not None:
+            images, start = fused
+        for transform in transforms[start:]:
+            forward_batch = getattr(transform, "forward_batch", None)
+            images = forward_batch(images) if forward_batch is not None else transform(images)
+        return images
+
     @torch.jit.unused
     def _run(self, sample: Any, unpack: bool) -> Any:
         # A tuple, read afresh each call (the ModuleList may change): indexing a ModuleList formats a string key

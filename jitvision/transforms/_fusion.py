@@ -21,7 +21,7 @@ from typing import Any, Optional, Sequence, Tuple
 import torch
 
 from .. import _native
-from ..tv_tensors import Image, kind_of, wrap
+from ..tv_tensors import BatchedImages, Image, kind_of, wrap
 from ._geometry._crop import CenterCrop
 from ._geometry._flip import RandomHorizontalFlip
 from ._geometry._resize import RandomResizedCrop, Resize
@@ -59,10 +59,14 @@ def _float_tail(transforms: Sequence[Any], i: int, channels: int) -> Optional[Tu
     return True, mean * (channels // len(mean)), std * (channels // len(std)), i + 1
 
 
-def run_fused(transforms: Sequence[Any], sample: Any) -> Optional[Tuple[Any, int]]:
+def run_fused(transforms: Sequence[Any], sample: Any, batch: bool = False) -> Optional[Tuple[Any, int]]:
     """``(output, number of transforms consumed)`` when a prefix of ``transforms`` runs as one native call on
-    ``sample``, else None (then nothing was drawn and the caller runs the transforms as usual)."""
+    ``sample``, else None (then nothing was drawn and the caller runs the transforms as usual). ``batch`` (or a
+    ``BatchedImages`` sample): the leading dimension holds independent samples, each with its own draw."""
     if not _native.AVAILABLE or len(transforms) == 0 or not _fusable_input(sample):
+        return None
+    batch = batch or isinstance(sample, BatchedImages)
+    if batch and sample.ndim != 4:
         return None
     first = transforms[0]
     is_rrc = type(first) is RandomResizedCrop
@@ -76,7 +80,14 @@ def run_fused(transforms: Sequence[Any], sample: Any) -> Optional[Tuple[Any, int
         return None
     to_float, mean, std, consumed = tail
     image = sample if type(sample) is torch.Tensor else unwrap(sample)
-    if is_rrc:
+    if is_rrc and batch:
+        # One crop and flip per sample, drawn as the unfused transforms' _draw_batch (same calls, same order).
+        size = (image.shape[0], image.shape[-2], image.shape[-1], image.device)
+        boxes = first._draw_batch(*size)["box"].unsqueeze(0)
+        flips = second._draw_batch(*size)["apply"].unsqueeze(0) if i == 2 else None
+        op = torch.ops.jitvision_native.resized_crop
+        args = (boxes, flips, first.size, mean, std, to_float)
+    elif is_rrc:
         # The op draws the crop, then the flip, as the transforms would (their generators, their order).
         flip_p, flip_generator = (second.p, second._rng()) if i == 2 else (None, None)
         op = torch.ops.jitvision_native.random_resized_crop

@@ -9,6 +9,11 @@ so ``t(image, boxes)`` returns a tuple, as in torchvision.
 
 Parameters are tensors drawn with torch's RNG (see ``_draw``), so a compiled random transform keeps drawing
 new values without recompiling.
+
+Per-sample randomness on batches (``transforms._batch``): a sample holding batch tv_tensors
+(``tv_tensors.BatchedImages``, ...) gets ``_draw_batch(B, ...)``, one parameter set per sample (leading dimension
+B), and each leaf goes through ``transform_batch`` with the rows of those parameters that belong to its rows.
+``forward_batch(x)`` (also in TorchScript) does the same for a plain ``[B, ...]`` tensor.
 """
 
 from typing import Any, Callable, Dict, List, Optional
@@ -19,6 +24,8 @@ from torch import nn
 from torch.utils import _pytree as pytree
 
 from ..tv_tensors import kind_of
+from ._batch import query_batch_size, rows_of
+from ._random import draw_coins, python_choice, where_rows
 from ._utils import is_image_like, query_device, query_size
 from .functional._dispatch import _passthrough, get_kernel, is_pure_tensor
 
@@ -55,22 +62,52 @@ class Transform(nn.Module):
             return self.transform(inpt, self._draw(inpt.shape[-2], inpt.shape[-1], inpt.device))
         return self._forward_sample(inpt)
 
+    @torch.jit.export
+    def forward_batch(self, images: torch.Tensor) -> torch.Tensor:
+        """Per-sample randomness on a plain ``[B, C, H, W]`` (or ``[B, T, C, H, W]``) tensor: sample ``i`` gets
+        its own draw. The scriptable counterpart of passing ``tv_tensors.BatchedImages``."""
+        if images.ndim < 4:
+            raise ValueError(
+                "forward_batch: expected a batch [B, C, H, W] or [B, T, C, H, W], got " + str(images.ndim) + " dims"
+            )
+        params = self._draw_batch(images.shape[0], images.shape[-2], images.shape[-1], images.device)
+        return self.transform_batch(images, params)
+
     # ---- the Python path -------------------------------------------------------------------------------
 
     @torch.jit.unused
     def _forward_sample(self, sample: Any) -> Any:
         if type(sample) is torch.Tensor:  # the common single-image case skips flattening
             self.check_inputs([sample])
-            return self.transform(sample, self.make_params([sample]))
+            return self.transform(sample, self._plain_params(sample))
         flat_inputs, spec = pytree.tree_flatten(sample)
         self.check_inputs(flat_inputs)
         needs_transform = self._needs_transform_list(flat_inputs)
         selected = [inpt for inpt, needs in zip(flat_inputs, needs_transform) if needs]
+        batch_size = query_batch_size(selected, type(self).__name__)
+        if batch_size is not None:
+            params = self.make_batch_params(selected, batch_size)
+            flat_outputs = [
+                self.transform_batch(inpt, rows_of(params, inpt)) if needs else inpt
+                for inpt, needs in zip(flat_inputs, needs_transform)
+            ]
+            return pytree.tree_unflatten(flat_outputs, spec)
         params = self.make_params(selected) if selected else {}
         flat_outputs = [
             self.transform(inpt, params) if needs else inpt for inpt, needs in zip(flat_inputs, needs_transform)
         ]
         return pytree.tree_unflatten(flat_outputs, spec)
+
+    @torch.jit.unused
+    def _plain_params(self, image: torch.Tensor) -> Dict[str, Any]:
+        """``make_params([image])`` for one plain tensor, without the sample inspection: a cheap transform's whole
+        per-call budget is a few microseconds, and inspecting the sample cost more than that."""
+        cls = type(self)
+        if cls.make_params is not Transform.make_params or image.ndim < 2:
+            return self.make_params([image])
+        if cls._draw is Transform._draw:
+            return {}
+        return self._draw(image.shape[-2], image.shape[-1], image.device)
 
     @torch.jit.unused
     def _needs_transform_list(self, flat_inputs: List[Any]) -> List[bool]:
@@ -109,14 +146,30 @@ class Transform(nn.Module):
         height, width = query_size(flat_inputs, type(self).__name__)
         return self._draw(height, width, query_device(flat_inputs))
 
+    @torch.jit.unused
+    def make_batch_params(self, flat_inputs: List[Any], batch_size: int) -> Dict[str, Any]:
+        """One parameter set per sample of a batch sample (leading dimension ``batch_size``)."""
+        height, width = query_size(flat_inputs, type(self).__name__)
+        return self._draw_batch(batch_size, height, width, query_device(flat_inputs))
+
     # ---- what subclasses implement ------------------------------------------------------------------------
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         """Tensor parameters for an input of this size; deterministic transforms draw nothing."""
-        return torch.jit.annotate(Dict[str, torch.Tensor], {})
+        return torch.jit.annotate(Params, {})  # the alias: subscripting Dict per call costs ~5 us in eager
+
+    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        """``batch_size`` parameter sets (every tensor with that leading dimension), distributed as ``_draw``'s.
+        Random transforms override it; the default (no parameters) is right for deterministic ones only."""
+        return self._draw(height, width, device)
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         raise NotImplementedError(f"{type(self).__name__} does not implement transform()")
+
+    def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        """``transform`` with per-row parameters: ``inpt``'s leading dimension matches every parameter's.
+        Random transforms override it; deterministic ones transform every row alike."""
+        return self.transform(inpt, params)
 
     def _rng(self) -> Optional[torch.Generator]:
         if torch.jit.is_scripting():
@@ -134,7 +187,14 @@ class Transform(nn.Module):
 
 
 class RandomApplyTransform(Transform):
-    """A transform applied with probability ``p``: the coin is a tensor, so compiled code stays random."""
+    """A transform applied with probability ``p``: the coin is a tensor, so compiled code stays random.
+
+    Subclasses implement ``_apply(inpt, params)`` (the effect, always applied); this class draws the coin
+    (``params["apply"]``: bool ``[]``, or ``[B]`` on a batch) and gates the effect with it in ``_select``: a
+    Python branch where ``python_choice`` allows one, else ``_apply_where`` (a per-row select). Subclasses with
+    more random parameters override ``_draw``/``_draw_batch`` and draw the coin with ``_random.draw_coins`` (no
+    ``super()``: TorchScript does not support it).
+    """
 
     def __init__(self, p: float = 0.5, *, generator: Optional[torch.Generator] = None) -> None:
         super().__init__(generator=generator)
@@ -143,8 +203,31 @@ class RandomApplyTransform(Transform):
         self.p = p
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        coin = torch.rand((), generator=self._rng(), device=device)
-        return {"apply": coin < self.p}
+        return {"apply": draw_coins(self.p, [], self._rng(), device)}
+
+    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        return {"apply": draw_coins(self.p, [batch_size], self._rng(), device)}
+
+    def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        return self._select(inpt, params)
+
+    def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        return self._select(inpt, params)
+
+    def _select(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        """The effect where the coin says so: the one place a probability gate is decided."""
+        apply = params["apply"]
+        choice = python_choice(apply)
+        if choice is not None:
+            return self._apply(inpt, params) if choice else inpt
+        return self._apply_where(inpt, params)
+
+    def _apply(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        raise NotImplementedError(f"{type(self).__name__} does not implement _apply()")
+
+    def _apply_where(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        """The effect on the rows whose coin is set, as tensor code (override for a cheaper formulation)."""
+        return where_rows(params["apply"], self._apply(inpt, params), inpt)
 
     def extra_repr(self) -> str:
         return f"p={self.p}"

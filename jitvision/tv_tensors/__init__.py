@@ -7,6 +7,15 @@ from typing import Any, Optional
 
 import torch
 
+from ._batched import (
+    BatchedBoundingBoxes,
+    BatchedImages,
+    BatchedKeyPoints,
+    BatchedMasks,
+    BatchedVideos,
+    batch_samples,
+    unbatch_samples,
+)
 from ._bounding_boxes import BoundingBoxes, BoundingBoxFormat, KeyPoints, box_format_from
 from ._image import Image, Mask, Video
 from ._tv_tensor import TVTensor
@@ -22,6 +31,13 @@ __all__ = [
     "wrap",
     "kind_of",
     "box_format_from",
+    "BatchedImages",
+    "BatchedVideos",
+    "BatchedMasks",
+    "BatchedBoundingBoxes",
+    "BatchedKeyPoints",
+    "batch_samples",
+    "unbatch_samples",
 ]
 
 _OUR_KINDS: tuple[type, ...] = (Image, Video, Mask, BoundingBoxes, KeyPoints)

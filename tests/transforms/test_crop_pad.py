@@ -237,6 +237,17 @@ def test_random_crop_with_given_offset_matches_torchvision_functionals(padding_m
     assert_matches_oracle(transform(image), tv_functional.crop(padded, 4, 1, 15, 20))
 
 
+@pytest.mark.parametrize(
+    "kwargs", [dict(size=5), dict(size=(9, 3), padding=[1, 2, 3, 4]), dict(size=40, pad_if_needed=True)]
+)
+def test_random_crop_eager_draw_equals_the_tensor_draw(kwargs):
+    eager = T.RandomCrop(**kwargs, generator=torch.Generator().manual_seed(2))
+    traced = T.RandomCrop(**kwargs, generator=torch.Generator().manual_seed(2))
+    for height, width in [(30, 40), (9, 9), (13, 300)] * 30:
+        expected = eager._draw(height, width, torch.device("cpu"))["top_left"]
+        assert torch.equal(traced._offsets([], height, width, torch.device("cpu")), expected)
+
+
 def test_random_crop_generator_is_reproducible():
     image = make_image(dtype=torch.float32)
     first = T.RandomCrop(9, generator=torch.Generator().manual_seed(3))(image)

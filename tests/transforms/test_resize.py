@@ -266,7 +266,17 @@ def test_eager_draw_equals_the_tensor_draw(kwargs):
     cpu = torch.device("cpu")
     for height, width in [(30, 40), (100, 20), (20, 100), (7, 7), (480, 640)] * 40:
         expected = eager._draw(height, width, cpu)["box"]
-        assert torch.equal(traced._draw_tensors(height, width, cpu)["box"], expected), (height, width)
+        assert torch.equal(traced._boxes([], height, width, cpu), expected), (height, width)
+
+
+def test_batch_draw_equals_consecutive_single_draws():
+    # rand([B, 3, 10]) consumes the generator as B consecutive rand([3, 10]) calls, so row i of a batch draw is
+    # the i-th single-sample draw of the same stream.
+    single = T.RandomResizedCrop(10, scale=(0.5, 3.0), ratio=(0.2, 5.0), generator=torch.Generator().manual_seed(1))
+    batch = T.RandomResizedCrop(10, scale=(0.5, 3.0), ratio=(0.2, 5.0), generator=torch.Generator().manual_seed(1))
+    for height, width in [(30, 40), (100, 20), (7, 7)]:
+        expected = torch.stack([single._draw(height, width, torch.device("cpu"))["box"] for _ in range(16)])
+        assert torch.equal(batch._draw_batch(16, height, width, torch.device("cpu"))["box"], expected)
 
 
 def test_random_resized_crop_uses_the_generator():

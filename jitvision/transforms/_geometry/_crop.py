@@ -1,10 +1,12 @@
 """CenterCrop and RandomCrop."""
 
-from typing import Any, Dict, List, Optional, Sequence, Union
+import math
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import torch
 
 from .. import functional as F
+from .._random import uniform
 from .._transform import Transform
 from .._utils import setup_size
 from ..functional._dispatch import is_tracing
@@ -82,26 +84,52 @@ class RandomCrop(PaddingTransform):
         return [left, top, right, bottom, padded_height, padded_width]
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        if not torch.jit.is_scripting():
+            if not is_tracing():
+                return self._draw_eager(height, width, device)
+        return {"top_left": self._offsets([], height, width, device)}
+
+    @torch.jit.unused
+    def _draw_eager(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        # The same draw and float64 arithmetic as _offsets on Python floats (a dozen tiny tensor ops cost ~10x more).
+        plan = self._plan(height, width)
+        dtype = torch.float32 if device.type == "mps" else torch.float64
+        u_top, u_left = uniform([2], self._rng(), device, dtype).tolist()
+        room_height, room_width = plan[4] - self.size[0], plan[5] - self.size[1]
+        top = min(math.floor(u_top * (room_height + 1)), room_height)
+        left = min(math.floor(u_left * (room_width + 1)), room_width)
+        return {"top_left": torch.tensor([top, left], dtype=torch.int64, device=device)}
+
+    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        return {"top_left": self._offsets([batch_size], height, width, device)}
+
+    def _offsets(self, batch_shape: List[int], height: int, width: int, device: torch.device) -> torch.Tensor:
+        """int64 ``[*batch_shape, 2]`` crop offsets (top, left), uniform over the in-bounds ones."""
         plan = self._plan(height, width)
         # Uniform offsets as floor(u * (room + 1)): the room enters as a size, not as randint's bound, so a
         # compiled RandomCrop keeps one graph across input sizes (randint would specialise on each size). The
         # draws therefore differ from torchvision's randint stream for the same seed; the distribution is the
         # same. float64 keeps floor(u * n) < n for any image size (MPS has no float64).
         dtype = torch.float32 if device.type == "mps" else torch.float64
-        uniforms = torch.rand(2, dtype=dtype, generator=self._rng(), device=device)
+        uniforms = uniform(batch_shape + [2], self._rng(), device, dtype)
         room_height, room_width = plan[4] - self.size[0], plan[5] - self.size[1]
-        top = (uniforms[0] * (room_height + 1)).floor().clamp(max=room_height)
-        left = (uniforms[1] * (room_width + 1)).floor().clamp(max=room_width)
-        return {"top_left": torch.stack([top, left]).to(torch.int64)}
+        top = (uniforms[..., 0] * (room_height + 1)).floor().clamp(max=room_height)
+        left = (uniforms[..., 1] * (room_width + 1)).floor().clamp(max=room_width)
+        return torch.stack([top, left], dim=-1).to(torch.int64)
 
-    def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+    def _padded(self, inpt: torch.Tensor) -> Tuple[torch.Tensor, bool]:
+        """The input after ``padding``/``pad_if_needed``, and whether the crop still has to be taken."""
         size = F.get_size(inpt)
         plan = self._plan(size[0], size[1])
         if plan[0] != 0 or plan[1] != 0 or plan[2] != 0 or plan[3] != 0:
             inpt = self._pad(inpt, plan[:4])
-        crop_height, crop_width = self.size[0], self.size[1]
-        if plan[4] == crop_height and plan[5] == crop_width:
+        return inpt, not (plan[4] == self.size[0] and plan[5] == self.size[1])
+
+    def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        inpt, needs_crop = self._padded(inpt)
+        if not needs_crop:
             return inpt
+        crop_height, crop_width = self.size[0], self.size[1]
         if is_tracing():
             return crop_at(inpt, params["top_left"], crop_height, crop_width)
         top_left = params["top_left"]
@@ -110,6 +138,17 @@ class RandomCrop(PaddingTransform):
         else:
             top, left = top_left.tolist()
         return F.crop(inpt, top, left, crop_height, crop_width)
+
+    def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        inpt, needs_crop = self._padded(inpt)
+        if not needs_crop:
+            return inpt
+        top_left = params["top_left"]
+        if torch.jit.is_scripting():  # no custom ops in TorchScript: one crop per row
+            rows = [F.crop(inpt[i], int(top_left[i, 0]), int(top_left[i, 1]), self.size[0], self.size[1])
+                    for i in range(inpt.shape[0])]
+            return torch.stack(rows) if len(rows) > 0 else inpt[:, ..., : self.size[0], : self.size[1]]
+        return crop_at(inpt, top_left, self.size[0], self.size[1])
 
     def extra_repr(self) -> str:
         return (

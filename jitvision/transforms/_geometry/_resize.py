@@ -6,6 +6,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 import torch
 
 from .. import functional as F
+from .._random import uniform
 from .._transform import Transform
 from .._utils import setup_size
 from ..functional._dispatch import is_tracing
@@ -115,11 +116,11 @@ class RandomResizedCrop(Transform):
             raise TypeError(f"{name}: antialias must be a bool, got {antialias!r}")
         self.antialias = antialias
 
-    def _uniforms(self, device: torch.device) -> torch.Tensor:
+    def _uniforms(self, batch_shape: List[int], device: torch.device) -> torch.Tensor:
         # Rows: 10 area fractions, 10 log-ratios, the position (row, column) of the chosen region. float64 so
         # the eager (Python float) and tensor computations below agree exactly; MPS has no float64.
         dtype = torch.float32 if device.type == "mps" else torch.float64
-        return torch.rand(3, 10, dtype=dtype, generator=self._rng(), device=device)
+        return uniform(batch_shape + [3, 10], self._rng(), device, dtype)
 
     def _fallback(self, height: int, width: int) -> List[int]:
         """[height, width] of torchvision's fallback: the whole image, its ratio clamped into ``ratio``."""
@@ -134,32 +135,36 @@ class RandomResizedCrop(Transform):
         if not torch.jit.is_scripting():
             if not is_tracing():
                 return self._draw_eager(height, width, device)
-        return self._draw_tensors(height, width, device)
+        return {"box": self._boxes([], height, width, device)}
 
-    def _draw_tensors(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        # All 10 candidates at once; the first that fits is selected with tensor ops (no data-dependent branch).
-        u = self._uniforms(device)
+    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        return {"box": self._boxes([batch_size], height, width, device)}
+
+    def _boxes(self, batch_shape: List[int], height: int, width: int, device: torch.device) -> torch.Tensor:
+        """int64 ``[*batch_shape, 4]`` regions [top, left, height, width], drawn with tensor ops: all 10 candidates
+        at once, the first that fits selected without a data-dependent branch."""
+        u = self._uniforms(batch_shape, device)
         area = float(height * width)
-        target_area = (u[0] * (self.scale[1] - self.scale[0]) + self.scale[0]) * area
-        log_ratio = u[1] * (self.log_ratio[1] - self.log_ratio[0]) + self.log_ratio[0]
-        # Rows (h, w) of the 10 candidates: sqrt(area / ratio), sqrt(area * ratio), rounded half to even.
-        hw = torch.round(torch.sqrt(target_area * torch.exp(torch.stack([-log_ratio, log_ratio]))))
+        target_area = (u[..., 0, :] * (self.scale[1] - self.scale[0]) + self.scale[0]) * area
+        log_ratio = u[..., 1, :] * (self.log_ratio[1] - self.log_ratio[0]) + self.log_ratio[0]
+        # (h, w) of the 10 candidates, [..., 2, 10]: sqrt(area / ratio), sqrt(area * ratio), rounded half to even.
+        hw = torch.round(torch.sqrt(target_area.unsqueeze(-2) * torch.exp(torch.stack([-log_ratio, log_ratio], -2))))
         limits = torch.tensor([[height], [width]], dtype=hw.dtype, device=device)
-        fits = ((hw > 0) & (hw <= limits)).all(0)
-        first = fits & (torch.cumsum(fits, 0) == 1)  # one-hot: the first candidate that fits
-        found = fits.any()
+        fits = ((hw > 0) & (hw <= limits)).all(-2)
+        first = fits & (torch.cumsum(fits, -1) == 1)  # one-hot: the first candidate that fits
+        found = fits.any(-1, keepdim=True)
         fallback = torch.tensor(self._fallback(height, width), dtype=hw.dtype, device=device)
-        crop_hw = torch.where(found, (hw * first).sum(1), fallback)
+        crop_hw = torch.where(found, (hw * first.unsqueeze(-2)).sum(-1), fallback)
         room = limits[:, 0] - crop_hw
-        top_left = torch.floor(torch.where(found, u[2, :2] * (room + 1), room / 2))
+        top_left = torch.floor(torch.where(found, u[..., 2, :2] * (room + 1), room / 2))
         top_left = torch.minimum(top_left, room)
-        return {"box": torch.cat([top_left, crop_hw]).to(torch.int64)}
+        return torch.cat([top_left, crop_hw], -1).to(torch.int64)
 
     @torch.jit.unused
     def _draw_eager(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         # The same draw and arithmetic as the tensor path, on Python floats: tiny tensor ops cost more than
         # the whole computation in eager.
-        areas, log_ratios, position = self._uniforms(device).tolist()
+        areas, log_ratios, position = self._uniforms([], device).tolist()
         area = float(height * width)
         crop_hw = None
         for fraction, log_ratio in zip(areas, log_ratios):
@@ -186,6 +191,19 @@ class RandomResizedCrop(Transform):
                 return self._transform_traced(inpt, box)
         top, left, height, width = torch.jit.annotate(List[int], box.tolist())
         return F.resized_crop(inpt, top, left, height, width, self.size, self.interpolation, self.antialias)
+
+    def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        box = params["box"]
+        if not torch.jit.is_scripting():
+            return self._transform_traced(inpt, box)  # one box per row
+        rows = [
+            F.resized_crop(inpt[i], int(box[i, 0]), int(box[i, 1]), int(box[i, 2]), int(box[i, 3]), self.size,
+                           self.interpolation, self.antialias)
+            for i in range(inpt.shape[0])
+        ]
+        if len(rows) == 0:
+            return inpt.new_empty([0] + inpt.shape[1:-2] + self.size)
+        return torch.stack(rows)
 
     @torch.jit.unused
     def _transform_traced(self, inpt: Any, box: torch.Tensor) -> Any:

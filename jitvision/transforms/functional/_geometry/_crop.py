@@ -275,13 +275,30 @@ _LIBRARY = torch.library.Library("jitvision", "FRAGMENT")
 _LIBRARY.define("crop_at(Tensor image, Tensor top_left, SymInt height, SymInt width) -> Tensor")
 
 
-def _crop_at_impl(image: torch.Tensor, top_left: torch.Tensor, height: int, width: int) -> torch.Tensor:
-    top, left = top_left.tolist()
+def _crop_window(image: torch.Tensor, top: int, left: int, height: int, width: int) -> torch.Tensor:
     if top < 0 or left < 0 or top + height > image.shape[-2] or left + width > image.shape[-1]:
         raise ValueError(
             f"crop_at: the crop [{top}, {left}] + [{height}, {width}] leaves the image {tuple(image.shape[-2:])}"
         )
-    return image[..., top : top + height, left : left + width].clone(memory_format=torch.contiguous_format)
+    return image[..., top : top + height, left : left + width]
+
+
+def _crop_at_impl(image: torch.Tensor, top_left: torch.Tensor, height: int, width: int) -> torch.Tensor:
+    if top_left.ndim == 1:
+        top, left = top_left.tolist()
+        return _crop_window(image, top, left, height, width).clone(memory_format=torch.contiguous_format)
+    # One offset per row: top_left is [*lead, 2] for an image [*lead, ..., H, W] (a batch).
+    lead = top_left.ndim - 1
+    if list(top_left.shape[:-1]) != list(image.shape[:lead]) or image.ndim < lead + 2:
+        raise ValueError(
+            f"crop_at: an offset per row needs shape [*leading dims, 2], got {tuple(top_left.shape)} for an input of "
+            f"shape {tuple(image.shape)}"
+        )
+    rows = image.flatten(0, lead - 1) if lead > 1 else image
+    out = rows.new_empty([*rows.shape[:-2], height, width])
+    for row, source, (top, left) in zip(out, rows, top_left.reshape(-1, 2).tolist()):
+        row.copy_(_crop_window(source, top, left, height, width))
+    return out.reshape([*image.shape[:-2], height, width])
 
 
 _LIBRARY.impl("crop_at", _crop_at_impl, "CompositeExplicitAutograd")
@@ -300,16 +317,18 @@ def crop_at(inpt: torch.Tensor, top_left: torch.Tensor, height: int, width: int)
     """``crop(inpt, top, left, height, width)`` with ``top_left = tensor([top, left])`` (int64), for a crop
     inside the image. Under dynamo/export the offset stays a tensor (one graph, no recompiles per offset);
     elsewhere it is read once and the regular ``crop`` runs."""
-    if not is_tracing():
+    if not is_tracing() and top_left.ndim == 1:
         top, left = top_left.tolist()
         return crop(inpt, int(top), int(left), height, width)
+    # Traced, or one offset per row of a batch ([R, 2]): the tensor formulation.
     if is_pure_tensor(inpt):
         return _crop_at_dense(inpt, top_left, height, width)
     return get_kernel(crop_at, type(inpt))(inpt, top_left, height, width)
 
 
 def _crop_at_dense(dense: torch.Tensor, top_left: torch.Tensor, height: int, width: int) -> torch.Tensor:
-    return call_custom_op(_crop_at_op, dense, top_left, height, width)
+    # call_custom_op gives the op a leading unit dimension: an offset per row gets it too.
+    return call_custom_op(_crop_at_op, dense, top_left.unsqueeze(0) if top_left.ndim == 2 else top_left, height, width)
 
 
 for _kind in (Image, Video, Mask):
@@ -319,12 +338,15 @@ for _kind in (Image, Video, Mask):
 @register_kernel(crop_at, BoundingBoxes, tv_tensor_wrapper=False)
 def _crop_at_bounding_boxes(inpt: torch.Tensor, top_left: torch.Tensor, height: int, width: int) -> torch.Tensor:
     format = box_format_from(inpt.format)
-    moved = translate_boxes(unwrap(inpt), format, -top_left.flip(0))
+    moved = translate_boxes(unwrap(inpt), format, -top_left.flip(-1))
     out = clamp_bounding_boxes_kernel(moved, format, [height, width], inpt.clamping_mode)
     return wrap(out, like=inpt, canvas_size=(height, width))
 
 
 @register_kernel(crop_at, KeyPoints, tv_tensor_wrapper=False)
 def _crop_at_keypoints(inpt: torch.Tensor, top_left: torch.Tensor, height: int, width: int) -> torch.Tensor:
-    out = unwrap(inpt) - top_left.flip(0).to(inpt.dtype)
+    offset = top_left.flip(-1).to(inpt.dtype)
+    if offset.ndim == 2:  # one offset per row of [R, ..., 2] keypoints
+        offset = offset.reshape([offset.shape[0]] + [1] * (inpt.ndim - 2) + [2])
+    out = unwrap(inpt) - offset
     return wrap(out, like=inpt, canvas_size=(height, width))

@@ -175,11 +175,11 @@ def _pil_fill(fill: Any, image: PIL.Image.Image) -> Any:
 
 def translate_boxes(boxes: torch.Tensor, format: BoundingBoxFormat, offset_xy: torch.Tensor) -> torch.Tensor:
     """``boxes`` moved by ``offset_xy = [dx, dy]`` (a tensor, so the offset may be a traced value)."""
-    offset = offset_xy.to(boxes.dtype)
+    offset = offset_xy.to(boxes.dtype)  # [2], or [R, 2]: one offset per row of boxes
     if format == BoundingBoxFormat.XYXY:
-        offset = offset.repeat(2)
+        offset = torch.cat([offset, offset], dim=-1)
     else:
-        offset = torch.cat([offset, torch.zeros_like(offset)])
+        offset = torch.cat([offset, torch.zeros_like(offset)], dim=-1)
     return boxes + offset
 
 

@@ -15,6 +15,7 @@ from typing import Any, List, Optional, Tuple, Union
 import PIL.Image
 import torch
 
+from .... import _native
 from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
 from .._dispatch import call_custom_op, get_kernel, is_pure_tensor, register_kernel, unwrap
 from .._meta import as_box_format, convert_bounding_box_format_kernel
@@ -36,14 +37,15 @@ def _crop_resize_boxes(
 ) -> torch.Tensor:
     """Boxes shifted into the crop ``box`` = [top, left, height, width] (a tensor), clamped to it like
     torchvision's crop, then scaled to ``size``."""
-    top, left, height, width = box[0], box[1], box[2], box[3]
+    # ``box`` is [4], or [R, 4] with one crop per row of ``boxes`` (a batch): everything below broadcasts.
+    top, left, height, width = box[..., 0], box[..., 1], box[..., 2], box[..., 3]
     if format == BoundingBoxFormat.XYXY:
-        offset = torch.stack([left, top, left, top])
+        offset = torch.stack([left, top, left, top], dim=-1)
     else:
         zero = torch.zeros_like(left)
-        offset = torch.stack([left, top, zero, zero])
+        offset = torch.stack([left, top, zero, zero], dim=-1)
     boxes = boxes - offset.to(boxes.dtype)
-    crop_wh = torch.stack([width, height, width, height])
+    crop_wh = torch.stack([width, height, width, height], dim=-1)
     if clamping_mode is not None:
         work = boxes if boxes.is_floating_point() else boxes.float()
         xyxy = convert_bounding_box_format_kernel(work, format, BoundingBoxFormat.XYXY)
@@ -55,9 +57,11 @@ def _crop_resize_boxes(
 
 def _crop_resize_keypoints(keypoints: torch.Tensor, box: torch.Tensor, size: List[int]) -> torch.Tensor:
     """(x, y) keypoints shifted into the crop ``box`` (a tensor) and scaled to ``size`` (not clamped)."""
-    keypoints = keypoints - torch.stack([box[1], box[0]]).to(keypoints.dtype)
+    if box.ndim == 2:  # one crop per row of [R, ..., 2] keypoints
+        box = box.reshape([box.shape[0]] + [1] * (keypoints.ndim - 2) + [4])
+    keypoints = keypoints - torch.stack([box[..., 1], box[..., 0]], dim=-1).to(keypoints.dtype)
     target = torch.tensor([size[1], size[0]], dtype=torch.float32, device=keypoints.device)
-    return keypoints.mul(target / torch.stack([box[3], box[2]]).float()).to(keypoints.dtype)
+    return keypoints.mul(target / torch.stack([box[..., 3], box[..., 2]], dim=-1).float()).to(keypoints.dtype)
 
 
 def _box_tensor(top: int, left: int, height: int, width: int, device: torch.device) -> torch.Tensor:
@@ -214,11 +218,46 @@ def _resized_crop_keypoints_dispatch(
 def _resized_crop_box(
     image: torch.Tensor, box: torch.Tensor, size: List[int], interpolation: str, antialias: bool
 ) -> torch.Tensor:
-    top, left, height, width = (int(v) for v in box.tolist())
-    out = resized_crop_image(image, top, left, height, width, size, interpolation, antialias)
+    if box.ndim == 1:
+        top, left, height, width = (int(v) for v in box.tolist())
+        out = resized_crop_image(image, top, left, height, width, size, interpolation, antialias)
+    else:
+        out = _resized_crop_rows(image, box, size, interpolation, antialias)
     if out.untyped_storage().data_ptr() == image.untyped_storage().data_ptr():
         out = out.clone()  # a custom op must not return (a view of) its input
     return out.contiguous()
+
+
+def _resized_crop_rows(
+    image: torch.Tensor, box: torch.Tensor, size: List[int], interpolation: str, antialias: bool
+) -> torch.Tensor:
+    """One crop per row: ``box`` is [*lead, 4] for an image [*lead, ...]. uint8 bilinear antialiased rows run in
+    one native call (its loop is in C++); other inputs are resized row by row."""
+    lead = box.ndim - 1
+    if list(box.shape[:-1]) != list(image.shape[:lead]):
+        raise ValueError(
+            f"resized_crop_at: a box per row needs shape [*leading dims, 4], got {tuple(box.shape)} for an input of "
+            f"shape {tuple(image.shape)}"
+        )
+    if (
+        _native.AVAILABLE
+        and image.dtype == torch.uint8
+        and image.device.type == "cpu"
+        and interpolation == InterpolationMode.BILINEAR.value
+        and antialias
+        and image.ndim >= lead + 3
+    ):
+        return torch.ops.jitvision_native.resized_crop(image, box, None, size)
+    rows = image.flatten(0, lead - 1) if lead > 1 else image
+    outs = [
+        resized_crop_image(row, *(int(v) for v in b), size, interpolation, antialias)
+        if row.ndim >= 3 or interpolation != InterpolationMode.NEAREST.value
+        else resized_crop_mask(row, *(int(v) for v in b), size)
+        for row, b in zip(rows, box.reshape(-1, 4).tolist())
+    ]
+    return torch.stack(outs).reshape([*image.shape[:lead], *outs[0].shape]) if outs else image.new_empty(
+        [*image.shape[:-2], size[0], size[1]]
+    )
 
 
 @_resized_crop_box.register_fake
@@ -241,8 +280,13 @@ def resized_crop_at(
     size = list(size)
     if len(size) != 2 or size[0] <= 0 or size[1] <= 0:
         raise ValueError(f"resized_crop_at: size must be [height, width] with positive values, got {size}")
-    if not isinstance(box, torch.Tensor) or box.shape != (4,):
-        raise ValueError(f"resized_crop_at: box must be a tensor [top, left, height, width], got {box!r}")
+    if not isinstance(box, torch.Tensor) or box.ndim not in (1, 2) or box.shape[-1] != 4:
+        raise ValueError(
+            f"resized_crop_at: box must be a tensor [top, left, height, width], or [R, 4] with one box per row of "
+            f"the input, got {box!r}"
+        )
+    if box.ndim == 2 and (not isinstance(inpt, torch.Tensor) or inpt.ndim == 0 or inpt.shape[0] != box.shape[0]):
+        raise ValueError(f"resized_crop_at: {box.shape[0]} boxes need an input with {box.shape[0]} rows")
     mode = check_interpolation(interpolation, "resized_crop_at")
     if is_pure_tensor(inpt):
         return _resized_crop_at_image(inpt, box, size, mode, antialias)
@@ -252,7 +296,9 @@ def resized_crop_at(
 def _resized_crop_box_call(
     dense: torch.Tensor, box: torch.Tensor, size: List[int], mode: str, antialias: bool
 ) -> torch.Tensor:
-    return call_custom_op(torch.ops.jitvision.resized_crop_box, dense, box.to(torch.int64), size, mode, antialias)
+    # call_custom_op gives the op a leading unit dimension: a box per row gets it too.
+    box = box.to(torch.int64).unsqueeze(0) if box.ndim == 2 else box.to(torch.int64)
+    return call_custom_op(torch.ops.jitvision.resized_crop_box, dense, box, size, mode, antialias)
 
 
 def _resized_crop_at_image(
