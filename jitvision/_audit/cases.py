@@ -98,7 +98,7 @@ _FLOAT_KINDS = ("float", "Image", "Video")
 # through.
 _PHOTOMETRIC_KINDS = ("float", "uint8", "Image", "Video", "PIL")
 _GRAYSCALE_KINDS = ("float", "uint8", "Image", "PIL")
-_PHOTOMETRIC_CLASS_KINDS = (*KINDS, "PIL")
+_PHOTOMETRIC_CLASS_KINDS = (*KINDS, "PIL", *BATCH_KINDS)
 _NOT_A_TENSOR = "returns a PIL image: Python only, nothing for the compilers to trace"
 
 FUNCTIONAL_CASES: Dict[str, Case] = {

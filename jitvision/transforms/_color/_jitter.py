@@ -12,6 +12,7 @@ import torch
 
 from ...tv_tensors import wrap
 from .. import functional as F
+from .._random import where_rows
 from .._transform import Transform
 from ..functional._color._adjust import _adjust_brightness, _adjust_contrast, _adjust_saturation
 from ..functional._color._grayscale import _permute_channels
@@ -19,7 +20,6 @@ from ..functional._color._hue import _adjust_hue
 from ..functional._color._utils import blend, check_image, compute_dtype, grayscale_float, rows_factor
 from ..functional._dispatch import is_pure_tensor, is_tracing, unwrap
 from ._common import channels_of, permutation_from_keys
-from ._gate import where_rows
 
 # The adjustments by index (TorchScript has no module-level int constants): 0 brightness, 1 contrast, 2 saturation,
 # 3 hue.

@@ -6,11 +6,10 @@ from typing import Any, Dict, Optional
 import torch
 
 from .. import functional as F
-from .._transform import Transform
+from .._transform import RandomApplyTransform, Transform
 from ..functional._color._grayscale import _permute_channels
 from ..functional._dispatch import is_pure_tensor
 from ._common import channels_of, on_leaf, permutation_from_keys
-from ._gate import GatedTransform
 
 
 class Grayscale(Transform):
@@ -32,7 +31,7 @@ class Grayscale(Transform):
         return f"num_output_channels={self.num_output_channels}"
 
 
-class RandomGrayscale(GatedTransform):
+class RandomGrayscale(RandomApplyTransform):
     """Convert to grayscale with probability ``p``, keeping the number of channels (videos pass through)."""
 
     _functional = staticmethod(F.rgb_to_grayscale)
@@ -55,7 +54,7 @@ class RGB(Transform):
         return F.grayscale_to_rgb(inpt)
 
 
-class RandomInvert(GatedTransform):
+class RandomInvert(RandomApplyTransform):
     """Invert intensities with probability ``p``."""
 
     _functional = staticmethod(F.invert)
@@ -64,7 +63,7 @@ class RandomInvert(GatedTransform):
         return F.invert(inpt)
 
 
-class RandomPosterize(GatedTransform):
+class RandomPosterize(RandomApplyTransform):
     """Keep the ``bits`` most significant bits of each intensity with probability ``p``."""
 
     _functional = staticmethod(F.posterize)
@@ -82,7 +81,7 @@ class RandomPosterize(GatedTransform):
         return f"bits={self.bits}, p={self.p}"
 
 
-class RandomSolarize(GatedTransform):
+class RandomSolarize(RandomApplyTransform):
     """Invert the pixels at or above ``threshold`` with probability ``p``."""
 
     _functional = staticmethod(F.solarize)
@@ -100,7 +99,7 @@ class RandomSolarize(GatedTransform):
         return f"threshold={self.threshold}, p={self.p}"
 
 
-class RandomAutocontrast(GatedTransform):
+class RandomAutocontrast(RandomApplyTransform):
     """Stretch each channel to the full intensity range with probability ``p``."""
 
     _functional = staticmethod(F.autocontrast)
@@ -109,7 +108,7 @@ class RandomAutocontrast(GatedTransform):
         return F.autocontrast(inpt)
 
 
-class RandomEqualize(GatedTransform):
+class RandomEqualize(RandomApplyTransform):
     """Equalize each channel's histogram with probability ``p``."""
 
     _functional = staticmethod(F.equalize)
@@ -118,7 +117,7 @@ class RandomEqualize(GatedTransform):
         return F.equalize(inpt)
 
 
-class RandomAdjustSharpness(GatedTransform):
+class RandomAdjustSharpness(RandomApplyTransform):
     """Adjust the sharpness by ``sharpness_factor`` with probability ``p``."""
 
     _functional = staticmethod(F.adjust_sharpness)
