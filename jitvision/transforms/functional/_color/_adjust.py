@@ -20,6 +20,7 @@ from ._utils import (
     compute_dtype,
     from_float,
     grayscale_float,
+    host_scalar,
     max_value,
 )
 
@@ -28,6 +29,11 @@ from ._utils import (
 
 def _adjust_brightness(image: torch.Tensor, factor: torch.Tensor) -> torch.Tensor:
     bound = max_value(image.dtype)
+    scalar = host_scalar(factor)
+    if scalar is not None:  # eager: multiply by the Python number (what torchvision does, and faster)
+        if image.is_floating_point():
+            return image.mul(scalar).clamp_(0.0, bound)
+        return from_float(image.to(torch.float32).mul_(scalar).clamp_(0.0, bound), image.dtype)
     if image.is_floating_point():
         return (image * factor.to(image.dtype)).clamp_(0.0, bound)
     return from_float(image.to(torch.float32).mul_(factor.to(torch.float32)).clamp_(0.0, bound), image.dtype)
@@ -143,10 +149,13 @@ def _adjust_sharpness(image: torch.Tensor, factor: torch.Tensor) -> torch.Tensor
         smooth = smooth.round_()
     # The interior moves from the image towards the smoothed image, x + (1 - factor) * (smooth - x); the one-pixel
     # border keeps the image's values.
-    dtype = compute_dtype(image)
-    keep = (1.0 - factor.to(torch.float64)).to(dtype)
     out = fimage.clone() if image.is_floating_point() else fimage
-    out[..., 1:-1, 1:-1] = torch.addcmul(center, smooth - center, keep)
+    scalar = host_scalar(factor)
+    if scalar is not None:
+        out[..., 1:-1, 1:-1] = center.add((smooth - center), alpha=1.0 - scalar)
+    else:
+        keep = (1.0 - factor.to(torch.float64)).to(compute_dtype(image))
+        out[..., 1:-1, 1:-1] = torch.addcmul(center, smooth - center, keep)
     return from_float(out.clamp_(0.0, max_value(image.dtype)), image.dtype)
 
 
