@@ -12,7 +12,7 @@ import torch
 
 from ...tv_tensors import wrap
 from .. import functional as F
-from .._random import where_rows
+from .._random import uniform, where_rows
 from .._transform import Transform
 from ..functional._color._adjust import _adjust_brightness, _adjust_contrast, _adjust_saturation
 from ..functional._color._grayscale import _permute_channels
@@ -64,7 +64,7 @@ def _draw_factors(
     """Uniform factors ``[*batch_shape, 4]`` in the four ranges (float32 like torchvision's draws)."""
     low = torch.tensor([r[0] for r in ranges], dtype=torch.float32, device=device)
     high = torch.tensor([r[1] for r in ranges], dtype=torch.float32, device=device)
-    u = torch.rand(batch_shape + [4], generator=generator, device=device)
+    u = uniform(batch_shape + [4], generator, device)
     return low + (high - low) * u
 
 
@@ -207,7 +207,7 @@ class ColorJitter(Transform):
 
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         generator = self._rng()
-        order = torch.rand([batch_size, 4], generator=generator, device=device).argsort(dim=-1)
+        order = uniform([batch_size, 4], generator, device).argsort(dim=-1)
         factors = _draw_factors(self._ranges, [batch_size], generator, device)
         return {"order": order, "factors": factors}
 
@@ -287,11 +287,11 @@ class RandomPhotometricDistort(Transform):
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         generator = self._rng()
         # apply: brightness, contrast, saturation, hue, channel permutation; then contrast before saturation.
-        coins = torch.rand([batch_size, 6], generator=generator, device=device)
+        coins = uniform([batch_size, 6], generator, device)
         present = torch.tensor(self._present + [True], device=device)
         apply = (coins[:, :5] < self.p) & present
         factors = _draw_factors(self._ranges, [batch_size], generator, device)
-        keys = torch.rand([batch_size, 16], generator=generator, device=device)
+        keys = uniform([batch_size, 16], generator, device)
         return {"apply": apply, "contrast_before": coins[:, 5] < 0.5, "factors": factors, "keys": keys}
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:

@@ -6,6 +6,7 @@ from typing import Any, Dict, Optional
 import torch
 
 from .. import functional as F
+from .._random import uniform
 from .._transform import RandomApplyTransform, Transform
 from ..functional._color._grayscale import _permute_channels
 from ..functional._dispatch import is_pure_tensor
@@ -143,10 +144,10 @@ class RandomChannelPermutation(Transform):
     _functional = staticmethod(F.permute_channels)
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return {"keys": torch.rand([16], generator=self._rng(), device=device)}
+        return {"keys": uniform([16], self._rng(), device)}
 
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return {"keys": torch.rand([batch_size, 16], generator=self._rng(), device=device)}
+        return {"keys": uniform([batch_size, 16], self._rng(), device)}
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return self._permute(inpt, params)
