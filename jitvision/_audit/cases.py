@@ -142,6 +142,8 @@ FUNCTIONAL_CASES: Dict[str, Case] = {
     "to_grayscale": Case({"num_output_channels": 3}, kinds=_GRAYSCALE_KINDS),
     "grayscale_to_rgb": Case(kinds=_GRAYSCALE_KINDS),
     "permute_channels": Case({"permutation": [2, 0, 1]}, kinds=_PHOTOMETRIC_KINDS),
+    "five_crop": Case({"size": [12, 16]}, kinds=("float", "uint8", "Image", "Video")),
+    "ten_crop": Case({"size": [12, 16], "vertical_flip": True}, kinds=("float", "uint8", "Image", "Video")),
 }
 
 CLASS_CASES: Dict[str, Case] = {
@@ -175,6 +177,8 @@ CLASS_CASES: Dict[str, Case] = {
     "RandomEqualize": Case({"p": 0.5}, kinds=_PHOTOMETRIC_CLASS_KINDS),
     "RandomAdjustSharpness": Case({"sharpness_factor": 2.0}, kinds=_PHOTOMETRIC_CLASS_KINDS),
     "RandomChannelPermutation": Case(kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "FiveCrop": Case({"size": 12}, kinds=("float", "uint8", "Image", "Video")),
+    "TenCrop": Case({"size": 12}, kinds=("float", "uint8", "Image", "Video")),
 }
 
 

@@ -16,6 +16,7 @@ from ._color._simple import (
 )
 from ._container import Compose
 from ._geometry._crop import CenterCrop, RandomCrop
+from ._geometry._five_crop import FiveCrop, TenCrop
 from ._geometry._flip import RandomHorizontalFlip, RandomVerticalFlip
 from ._geometry._pad import Pad
 from ._geometry._resize import RandomResizedCrop, Resize

@@ -73,6 +73,16 @@ from ._geometry._crop import (
     crop_mask,
     crop_video,
 )
+from ._geometry._five_crop import (
+    five_crop,
+    five_crop_image,
+    five_crop_image_pil,
+    five_crop_video,
+    ten_crop,
+    ten_crop_image,
+    ten_crop_image_pil,
+    ten_crop_video,
+)
 from ._geometry._flip import (
     hflip,
     horizontal_flip,
