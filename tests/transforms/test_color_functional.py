@@ -165,6 +165,14 @@ def test_float_inputs_outside_the_unit_range_match_torchvision():
         kwargs = _arguments(maker, rng, torch.float32, 3)
         if name == "solarize":
             kwargs = {"threshold": 0.6}
+        if name == "adjust_hue":
+            # Deliberate difference: the closed-form hue rotation extends linearly outside [0, 1]; torchvision's
+            # HSV round trip clamps some of its intermediate values there. Inside [0, 1] both agree.
+            inside = image.clamp(0.0, 1.0)
+            torch.testing.assert_close(
+                F.adjust_hue(inside, **kwargs), tv_functional.adjust_hue(inside, **kwargs), atol=1e-4, rtol=0
+            )
+            continue
         if name == "equalize":
             # Deliberate difference: the float -> uint8 conversion saturates (jitvision's to_dtype), where
             # torchvision's wraps out-of-range values; so equalize sees the image clamped to [0, 1].
