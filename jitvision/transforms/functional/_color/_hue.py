@@ -17,7 +17,10 @@ def _adjust_hue(image: torch.Tensor, factor: torch.Tensor) -> torch.Tensor:
     of each pixel, output channel n (5 for red, 3 for green, 1 for blue) is ``v - c * clamp(min(k, 4 - k), 0, 1)``
     with ``k = (n + h6) mod 6`` (the closed form of HSV -> RGB). Integer images are processed in their own scale
     and truncated back as ``to_dtype`` does (``x / max * (max + 1 - 1e-3)``); the results match torchvision's
-    HSV round trip within float rounding, at about a third of the operations."""
+    HSV round trip within float rounding, at about a third of the operations.
+
+    Deliberate difference from torchvision: float values outside [0, 1] follow the same closed form (linear in the
+    max and chroma), while torchvision's round trip clamps some intermediate values to [0, 1] there."""
     if image.shape[-3] == 1 or image.numel() == 0:
         return image
     is_float = image.is_floating_point()
