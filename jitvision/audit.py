@@ -72,8 +72,8 @@ def _kinds_for(entry: Entry, kinds: Optional[Sequence[str]]) -> List[str]:
     if entry.api == "class" and not entry.case.python_only:
         # Every class that takes images is audited on per-sample batches too.
         if "uint8" in case_kinds or "float" in case_kinds:
-            case_kinds += ["batch", "batch-tensor"]
-        if "detection" in case_kinds:
+            case_kinds += [kind for kind in ("batch", "batch-tensor") if kind not in case_kinds]
+        if "detection" in case_kinds and "detection-batch" not in case_kinds:
             case_kinds.append("detection-batch")
     chosen = [kind for kind in case_kinds if kinds is None or kind in kinds]
     # A functional takes one input; only transform classes take a whole sample.

@@ -105,6 +105,14 @@ _JPEG_SCRIPT = (
 def _linear_transformation(T: ModuleType) -> Dict[str, Any]:
     size = 3 * FIXED_SIZE[0] * FIXED_SIZE[1]
     return {"transformation_matrix": torch.eye(size) * 0.5, "mean_vector": torch.full((size,), 0.1)}
+
+
+# Photometric functionals take images and videos (tensor, tv_tensor, PIL); masks, boxes and keypoints are rejected
+# (as torchvision does). rgb_to_grayscale and grayscale_to_rgb have no video kernel. The classes pass other kinds
+# through.
+_PHOTOMETRIC_KINDS = ("float", "uint8", "Image", "Video", "PIL")
+_GRAYSCALE_KINDS = ("float", "uint8", "Image", "PIL")
+_PHOTOMETRIC_CLASS_KINDS = (*KINDS, "PIL", *BATCH_KINDS)
 _NOT_A_TENSOR = "returns a PIL image: Python only, nothing for the compilers to trace"
 
 FUNCTIONAL_CASES: Dict[str, Case] = {
@@ -148,6 +156,21 @@ FUNCTIONAL_CASES: Dict[str, Case] = {
         plain_kwargs={"format": BoxFormat("XYXY"), "canvas_size": list(FIXED_SIZE)},
     ),
     "sanitize_keypoints": Case(kinds=("KeyPoints", "points"), plain_kwargs={"canvas_size": list(FIXED_SIZE)}),
+    "adjust_brightness": Case({"brightness_factor": 1.3}, kinds=_PHOTOMETRIC_KINDS),
+    "adjust_contrast": Case({"contrast_factor": 0.7}, kinds=_PHOTOMETRIC_KINDS),
+    "adjust_saturation": Case({"saturation_factor": 1.4}, kinds=_PHOTOMETRIC_KINDS),
+    "adjust_hue": Case({"hue_factor": 0.2}, kinds=_PHOTOMETRIC_KINDS),
+    "adjust_gamma": Case({"gamma": 0.8, "gain": 1.1}, kinds=_PHOTOMETRIC_KINDS),
+    "adjust_sharpness": Case({"sharpness_factor": 1.7}, kinds=_PHOTOMETRIC_KINDS),
+    "autocontrast": Case(kinds=_PHOTOMETRIC_KINDS),
+    "equalize": Case(kinds=_PHOTOMETRIC_KINDS),
+    "invert": Case(kinds=_PHOTOMETRIC_KINDS),
+    "posterize": Case({"bits": 3}, kinds=_PHOTOMETRIC_KINDS),
+    "solarize": Case({"threshold": 0.5}, kinds=_PHOTOMETRIC_KINDS),
+    "rgb_to_grayscale": Case({"num_output_channels": 1}, kinds=_GRAYSCALE_KINDS),
+    "to_grayscale": Case({"num_output_channels": 3}, kinds=_GRAYSCALE_KINDS),
+    "grayscale_to_rgb": Case(kinds=_GRAYSCALE_KINDS),
+    "permute_channels": Case({"permutation": [2, 0, 1]}, kinds=_PHOTOMETRIC_KINDS),
     "five_crop": Case({"size": [12, 16]}, kinds=("float", "uint8", "Image", "Video")),
     "ten_crop": Case({"size": [12, 16], "vertical_flip": True}, kinds=("float", "uint8", "Image", "Video")),
     "affine": Case({"angle": 30.0, "translate": [2.0, -1.0], "scale": 1.1, "shear": [5.0, 2.0]}),
@@ -186,6 +209,20 @@ CLASS_CASES: Dict[str, Case] = {
     "UniformTemporalSubsample": Case({"num_samples": 2}, kinds=("Video",)),
     "SanitizeBoundingBoxes": Case(kinds=("detection",)),
     "SanitizeKeyPoints": Case(kinds=("KeyPoints",)),
+    "ColorJitter": Case(
+        {"brightness": 0.4, "contrast": 0.4, "saturation": 0.4, "hue": 0.1}, kinds=_PHOTOMETRIC_CLASS_KINDS
+    ),
+    "RandomPhotometricDistort": Case(kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "Grayscale": Case({"num_output_channels": 1}, kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "RandomGrayscale": Case({"p": 0.5}, kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "RGB": Case(kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "RandomInvert": Case({"p": 0.5}, kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "RandomPosterize": Case({"bits": 3}, kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "RandomSolarize": Case({"threshold": 0.5}, kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "RandomAutocontrast": Case({"p": 0.5}, kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "RandomEqualize": Case({"p": 0.5}, kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "RandomAdjustSharpness": Case({"sharpness_factor": 2.0}, kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "RandomChannelPermutation": Case(kinds=_PHOTOMETRIC_CLASS_KINDS),
     "FiveCrop": Case({"size": 12}, kinds=("float", "uint8", "Image", "Video")),
     "TenCrop": Case({"size": 12}, kinds=("float", "uint8", "Image", "Video")),
     "RandomAffine": Case({"degrees": 30, "translate": (0.1, 0.1), "scale": (0.9, 1.1), "shear": 5}),

@@ -1,6 +1,19 @@
 """Transform classes: the drop-in for ``torchvision.transforms.v2``."""
 
 from . import functional
+from ._color._jitter import ColorJitter, RandomPhotometricDistort
+from ._color._simple import (
+    RGB,
+    Grayscale,
+    RandomAdjustSharpness,
+    RandomAutocontrast,
+    RandomChannelPermutation,
+    RandomEqualize,
+    RandomGrayscale,
+    RandomInvert,
+    RandomPosterize,
+    RandomSolarize,
+)
 from ._container import Compose
 from ._deprecated import ConvertImageDtype, ToTensor
 from ._erasing import RandomErasing

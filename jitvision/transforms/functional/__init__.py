@@ -2,6 +2,61 @@
 ``torchvision.transforms.v2.functional``."""
 
 from ._blur import gaussian_blur, gaussian_blur_image, gaussian_blur_image_pil, gaussian_blur_video
+from ._color._adjust import (
+    adjust_brightness,
+    adjust_brightness_image,
+    adjust_brightness_image_pil,
+    adjust_brightness_video,
+    adjust_contrast,
+    adjust_contrast_image,
+    adjust_contrast_image_pil,
+    adjust_contrast_video,
+    adjust_gamma,
+    adjust_gamma_image,
+    adjust_gamma_image_pil,
+    adjust_gamma_video,
+    adjust_saturation,
+    adjust_saturation_image,
+    adjust_saturation_image_pil,
+    adjust_saturation_video,
+    adjust_sharpness,
+    adjust_sharpness_image,
+    adjust_sharpness_image_pil,
+    adjust_sharpness_video,
+)
+from ._color._equalize import equalize, equalize_image, equalize_image_pil, equalize_video
+from ._color._grayscale import (
+    grayscale_to_rgb,
+    grayscale_to_rgb_image,
+    grayscale_to_rgb_image_pil,
+    permute_channels,
+    permute_channels_image,
+    permute_channels_image_pil,
+    permute_channels_video,
+    rgb_to_grayscale,
+    rgb_to_grayscale_image,
+    rgb_to_grayscale_image_pil,
+    to_grayscale,
+)
+from ._color._hue import adjust_hue, adjust_hue_image, adjust_hue_image_pil, adjust_hue_video
+from ._color._pointwise import (
+    autocontrast,
+    autocontrast_image,
+    autocontrast_image_pil,
+    autocontrast_video,
+    invert,
+    invert_image,
+    invert_image_pil,
+    invert_video,
+    posterize,
+    posterize_image,
+    posterize_image_pil,
+    posterize_video,
+    solarize,
+    solarize_image,
+    solarize_image_pil,
+    solarize_video,
+)
 from ._deprecated import get_image_size, to_tensor
 from ._dispatch import is_pure_tensor
 from ._dispatch import register_user_kernel as register_kernel

@@ -1,0 +1,1 @@
+"""Photometric transform classes (torchvision's ``_color`` family)."""

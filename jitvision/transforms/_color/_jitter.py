@@ -1,0 +1,364 @@
+"""ColorJitter and RandomPhotometricDistort: several tensor-factor adjustments, in a random order for ColorJitter.
+
+Eager single samples run the drawn adjustments in the drawn order as a Python loop (only the ones configured).
+Under torch.compile/export and on batches (each sample its own order) the order stays a tensor: see
+``_jitter_select`` and docs/design-notes.md ("Photometric: ColorJitter's random order").
+"""
+
+import numbers
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+import torch
+
+from ...tv_tensors import wrap
+from .. import functional as F
+from .._random import uniform, where_rows
+from .._transform import Transform
+from ..functional._color._adjust import _adjust_brightness, _adjust_contrast, _adjust_saturation
+from ..functional._color._grayscale import _permute_channels
+from ..functional._color._hue import _adjust_hue
+from ..functional._color._utils import blend, check_image, compute_dtype, grayscale_float, rows_factor
+from ..functional._dispatch import is_pure_tensor, is_tracing, unwrap
+from ._common import channels_of, permutation_from_keys
+
+# The adjustments by index (TorchScript has no module-level int constants): 0 brightness, 1 contrast, 2 saturation,
+# 3 hue.
+_IDENTITY = (1.0, 1.0, 1.0, 0.0)
+
+
+def _check_range(
+    owner: str,
+    value: Optional[Union[float, Sequence[float]]],
+    name: str,
+    center: float,
+    bound: Tuple[float, float],
+    clip_first_on_zero: bool,
+) -> Optional[Tuple[float, float]]:
+    """torchvision's rule: a number v means [center - v, center + v] (clipped at 0 for the blend factors), a pair is
+    a range; the range must lie in ``bound`` and increase; a range that is just the center means "not applied"."""
+    if value is None:
+        return None
+    if isinstance(value, numbers.Number) and not isinstance(value, bool):
+        if value < 0:
+            raise ValueError(f"{owner}: if {name} is a single number, it must be non negative, got {value}")
+        low, high = center - float(value), center + float(value)
+        if clip_first_on_zero:
+            low = max(low, 0.0)
+    elif isinstance(value, Sequence) and len(value) == 2:
+        low, high = float(value[0]), float(value[1])
+    else:
+        raise TypeError(f"{owner}: {name}={value!r} should be a single number or a sequence with length 2")
+    if not bound[0] <= low <= high <= bound[1]:
+        raise ValueError(f"{owner}: {name} values should be between {bound} and increasing, got {[low, high]}")
+    if low == high == center:
+        return None
+    return low, high
+
+
+def _draw_factors(
+    ranges: List[Tuple[float, float]],
+    batch_shape: List[int],
+    generator: Optional[torch.Generator],
+    device: torch.device,
+) -> torch.Tensor:
+    """Uniform factors ``[*batch_shape, 4]`` in the four ranges (float32 like torchvision's draws)."""
+    low = torch.tensor([r[0] for r in ranges], dtype=torch.float32, device=device)
+    high = torch.tensor([r[1] for r in ranges], dtype=torch.float32, device=device)
+    u = uniform(batch_shape + [4], generator, device)
+    return low + (high - low) * u
+
+
+def _gray_and_mean(image: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    """The gray image saturation blends with, and the mean contrast blends with (as the kernels compute them)."""
+    if image.shape[-3] == 3:
+        gray = grayscale_float(image)
+        if not image.is_floating_point():
+            gray = gray.floor_()
+    else:
+        gray = image if image.is_floating_point() else image.to(torch.float32)
+    return gray, gray.mean(dim=(-3, -2, -1), keepdim=True)
+
+
+def _blend_step(
+    image: torch.Tensor, op: torch.Tensor, factors: torch.Tensor, active: torch.Tensor, need_gray: bool
+) -> torch.Tensor:
+    """One position of the order as tensor code: brightness, contrast or saturation (``op`` per row), each a blend
+    of the image with black, its mean gray or its gray image; rows where ``active`` is false keep the image."""
+    ratio = rows_factor(factors.gather(-1, op.unsqueeze(-1)).squeeze(-1), image)
+    row_op = rows_factor(op, image)
+    if need_gray:
+        gray, mean = _gray_and_mean(image)
+        other = torch.where(row_op == 0, torch.zeros_like(mean), torch.where(row_op == 1, mean, gray))
+        if image.shape[-3] == 1:  # saturation leaves gray images as they are
+            active = active & (op != 2)
+    else:
+        other = torch.zeros([1] * image.ndim, dtype=compute_dtype(image), device=image.device)
+    return torch.where(rows_factor(active, image), blend(image, other, ratio), image)
+
+
+def _jitter_select(
+    image: torch.Tensor, order: torch.Tensor, factors: torch.Tensor, present: List[bool]
+) -> torch.Tensor:
+    """ColorJitter with the order as a tensor (``[4]``, or ``[R, 4]`` per row): the blend adjustments before the
+    hue's position, the hue once, the blend adjustments after it (a position whose op is absent keeps the image)."""
+    present_t = torch.tensor(present, device=image.device)
+    need_gray = present[1] or present[2]
+    if not present[3]:
+        for pos in range(4):
+            op = order[..., pos]
+            image = _blend_step(image, op, factors, present_t.gather(0, op.reshape(-1)).reshape(op.shape), need_gray)
+        return image
+    hue_pos = (order == 3).to(torch.int64).argmax(dim=-1)
+    for pos in range(3):
+        op = order[..., pos]
+        image = _blend_step(
+            image, op, factors, present_t.gather(0, op.reshape(-1)).reshape(op.shape) & (hue_pos > pos), need_gray
+        )
+    image = _adjust_hue(image, rows_factor(factors[..., 3], image))
+    for pos in range(1, 4):
+        op = order[..., pos]
+        image = _blend_step(
+            image, op, factors, present_t.gather(0, op.reshape(-1)).reshape(op.shape) & (hue_pos < pos), need_gray
+        )
+    return image
+
+
+def _identity(image: torch.Tensor, factors: torch.Tensor) -> torch.Tensor:
+    return image.clone()  # torch.cond branches may not return their input
+
+
+def _branch(index: int) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
+    def adjust(image: torch.Tensor, factors: torch.Tensor) -> torch.Tensor:
+        if index == 0:
+            return _adjust_brightness(image, factors[0])
+        if index == 1:
+            return _adjust_contrast(image, factors[1]).clone()  # clone: never an alias of the input in a cond branch
+        if index == 2:
+            return _adjust_saturation(image, factors[2]).clone()
+        return _adjust_hue(image, factors[3]).clone()
+
+    return adjust
+
+
+@torch.jit.unused
+def _jitter_cond(image: torch.Tensor, order: torch.Tensor, factors: torch.Tensor, present: List[bool]) -> torch.Tensor:
+    """ColorJitter on one sample under torch.compile/export: at each of the 4 positions a chain of ``torch.cond``
+    runs the one configured adjustment the drawn order puts there (measured faster than ``_jitter_select`` with
+    inductor; see docs/design-notes.md)."""
+    ops = [index for index in range(4) if present[index]]
+
+    def chain(op: torch.Tensor, rest: List[int]) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
+        if not rest:
+            return _identity
+        return lambda x, f: torch.cond(op == rest[0], _branch(rest[0]), chain(op, rest[1:]), (x, f))
+
+    for pos in range(4):
+        image = chain(order[pos], ops)(image, factors)
+    return image
+
+
+def _jitter_loop(image: torch.Tensor, order: List[int], factors: torch.Tensor, present: List[bool]) -> torch.Tensor:
+    """ColorJitter on one sample in eager code: the configured adjustments in the drawn order."""
+    for op in order:
+        if not present[op]:
+            continue
+        if op == 0:
+            image = _adjust_brightness(image, factors[0])
+        elif op == 1:
+            image = _adjust_contrast(image, factors[1])
+        elif op == 2:
+            image = _adjust_saturation(image, factors[2])
+        else:
+            image = _adjust_hue(image, factors[3])
+    return image
+
+
+class ColorJitter(Transform):
+    """Randomly change brightness, contrast, saturation and hue, in a random order drawn per call (per sample on
+    batches). Arguments as torchvision's: a number v means the factor range [max(0, 1 - v), 1 + v] ([-v, v] for
+    hue, v <= 0.5), a pair is the range itself; None or 0 leaves that property alone."""
+
+    _functional = staticmethod(F.adjust_brightness)
+
+    def __init__(
+        self,
+        brightness: Optional[Union[float, Sequence[float]]] = None,
+        contrast: Optional[Union[float, Sequence[float]]] = None,
+        saturation: Optional[Union[float, Sequence[float]]] = None,
+        hue: Optional[Union[float, Sequence[float]]] = None,
+        *,
+        generator: Optional[torch.Generator] = None,
+    ) -> None:
+        super().__init__(generator=generator)
+        owner = "ColorJitter"
+        self.brightness = _check_range(owner, brightness, "brightness", 1.0, (0.0, float("inf")), True)
+        self.contrast = _check_range(owner, contrast, "contrast", 1.0, (0.0, float("inf")), True)
+        self.saturation = _check_range(owner, saturation, "saturation", 1.0, (0.0, float("inf")), True)
+        self.hue = _check_range(owner, hue, "hue", 0.0, (-0.5, 0.5), False)
+        configured = [self.brightness, self.contrast, self.saturation, self.hue]
+        self._present: List[bool] = [r is not None for r in configured]
+        self._ranges: List[Tuple[float, float]] = [
+            r if r is not None else (_IDENTITY[i], _IDENTITY[i]) for i, r in enumerate(configured)
+        ]
+
+    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        params = self._draw_batch(1, height, width, device)
+        return {"order": params["order"][0], "factors": params["factors"][0]}
+
+    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        generator = self._rng()
+        order = uniform([batch_size, 4], generator, device).argsort(dim=-1)
+        factors = _draw_factors(self._ranges, [batch_size], generator, device)
+        return {"order": order, "factors": factors}
+
+    def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        if torch.jit.is_scripting() or is_pure_tensor(inpt):
+            return self._jitter(inpt, params)
+        return self._jitter_leaf(inpt, params)
+
+    def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        return self.transform(inpt, params)
+
+    def _jitter(self, image: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        check_image(image, "ColorJitter", [1, 3])
+        order, factors = params["order"], params["factors"]
+        if order.ndim == 1:
+            if not is_tracing():
+                order_list: List[int] = order.tolist()
+                return _jitter_loop(image, order_list, factors, self._present)
+            return _jitter_cond(image, order, factors, self._present)
+        return _jitter_select(image, order, factors, self._present)
+
+    @torch.jit.unused
+    def _jitter_leaf(self, inpt: Any, params: Dict[str, torch.Tensor]) -> Any:
+        if isinstance(inpt, torch.Tensor):
+            return wrap(self._jitter(unwrap(inpt), params), like=inpt)
+        # A PIL image: torchvision's PIL kernels with Python factors, in the drawn order.
+        factors = params["factors"].tolist()
+        functionals = (F.adjust_brightness, F.adjust_contrast, F.adjust_saturation, F.adjust_hue)
+        for op in params["order"].tolist():
+            if self._present[op]:
+                inpt = functionals[op](inpt, factors[op])
+        return inpt
+
+    def extra_repr(self) -> str:
+        names = ("brightness", "contrast", "saturation", "hue")
+        return ", ".join(f"{n}={getattr(self, n)}" for n in names if getattr(self, n) is not None)
+
+
+class RandomPhotometricDistort(Transform):
+    """torchvision's SSD-style distortion: brightness, contrast (before or after saturation and hue), saturation,
+    hue and a channel permutation, each applied with probability ``p`` (per sample on batches)."""
+
+    _functional = staticmethod(F.adjust_brightness)
+
+    def __init__(
+        self,
+        brightness: Tuple[float, float] = (0.875, 1.125),
+        contrast: Tuple[float, float] = (0.5, 1.5),
+        saturation: Tuple[float, float] = (0.5, 1.5),
+        hue: Tuple[float, float] = (-0.05, 0.05),
+        p: float = 0.5,
+        *,
+        generator: Optional[torch.Generator] = None,
+    ) -> None:
+        super().__init__(generator=generator)
+        owner = "RandomPhotometricDistort"
+        if not (0.0 <= p <= 1.0):
+            raise ValueError(f"{owner}: p must be a probability in [0, 1], got {p}")
+        self.p = p
+        self.brightness = _check_range(owner, brightness, "brightness", 1.0, (0.0, float("inf")), True)
+        self.contrast = _check_range(owner, contrast, "contrast", 1.0, (0.0, float("inf")), True)
+        self.saturation = _check_range(owner, saturation, "saturation", 1.0, (0.0, float("inf")), True)
+        self.hue = _check_range(owner, hue, "hue", 0.0, (-0.5, 0.5), False)
+        configured = [self.brightness, self.contrast, self.saturation, self.hue]
+        self._present: List[bool] = [r is not None for r in configured]
+        self._ranges: List[Tuple[float, float]] = [
+            r if r is not None else (_IDENTITY[i], _IDENTITY[i]) for i, r in enumerate(configured)
+        ]
+
+    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        params = self._draw_batch(1, height, width, device)
+        out: Dict[str, torch.Tensor] = {}
+        for key, value in params.items():
+            out[key] = value[0]
+        return out
+
+    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        generator = self._rng()
+        # apply: brightness, contrast, saturation, hue, channel permutation; then contrast before saturation.
+        coins = uniform([batch_size, 6], generator, device)
+        present = torch.tensor(self._present + [True], device=device)
+        apply = (coins[:, :5] < self.p) & present
+        factors = _draw_factors(self._ranges, [batch_size], generator, device)
+        keys = uniform([batch_size, 16], generator, device)
+        return {"apply": apply, "contrast_before": coins[:, 5] < 0.5, "factors": factors, "keys": keys}
+
+    def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        if torch.jit.is_scripting() or is_pure_tensor(inpt):
+            return self._distort(inpt, params)
+        return self._distort_leaf(inpt, params)
+
+    def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        return self.transform(inpt, params)
+
+    def _distort(self, image: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        check_image(image, "RandomPhotometricDistort", [1, 3])
+        apply, factors = params["apply"], params["factors"]
+        before = params["contrast_before"]
+        perm = permutation_from_keys(params["keys"], image.shape[-3], "RandomPhotometricDistort")
+        if apply.ndim == 1 and not is_tracing():
+            flags: List[bool] = apply.tolist()
+            if flags[0]:
+                image = _adjust_brightness(image, factors[0])
+            contrast_before = bool(before)
+            if flags[1] and contrast_before:
+                image = _adjust_contrast(image, factors[1])
+            if flags[2]:
+                image = _adjust_saturation(image, factors[2])
+            if flags[3]:
+                image = _adjust_hue(image, factors[3])
+            if flags[1] and not contrast_before:
+                image = _adjust_contrast(image, factors[1])
+            if flags[4]:
+                image = _permute_channels(image, perm)
+            return image
+        # Tensor code: every step computed, rows (or the whole sample) keep or take it by their coins.
+        image = where_rows(apply[..., 0], _adjust_brightness(image, rows_factor(factors[..., 0], image)), image)
+        contrast = rows_factor(factors[..., 1], image)
+        image = where_rows(apply[..., 1] & before, _adjust_contrast(image, contrast), image)
+        image = where_rows(apply[..., 2], _adjust_saturation(image, rows_factor(factors[..., 2], image)), image)
+        if self._present[3]:
+            image = where_rows(apply[..., 3], _adjust_hue(image, rows_factor(factors[..., 3], image)), image)
+        image = where_rows(apply[..., 1] & ~before, _adjust_contrast(image, contrast), image)
+        identity = torch.arange(perm.shape[-1], device=image.device).expand(perm.shape)
+        perm = torch.where(apply[..., 4].unsqueeze(-1), perm, identity)
+        return _permute_channels(image, perm)
+
+    @torch.jit.unused
+    def _distort_leaf(self, inpt: Any, params: Dict[str, torch.Tensor]) -> Any:
+        if isinstance(inpt, torch.Tensor):
+            return wrap(self._distort(unwrap(inpt), params), like=inpt)
+        flags = params["apply"].tolist()
+        factors = params["factors"].tolist()
+        contrast_before = bool(params["contrast_before"])
+        if flags[0]:
+            inpt = F.adjust_brightness(inpt, factors[0])
+        if flags[1] and contrast_before:
+            inpt = F.adjust_contrast(inpt, factors[1])
+        if flags[2]:
+            inpt = F.adjust_saturation(inpt, factors[2])
+        if flags[3]:
+            inpt = F.adjust_hue(inpt, factors[3])
+        if flags[1] and not contrast_before:
+            inpt = F.adjust_contrast(inpt, factors[1])
+        if flags[4]:
+            perm = permutation_from_keys(params["keys"], channels_of(inpt), "RandomPhotometricDistort")
+            inpt = F.permute_channels(inpt, perm.tolist())
+        return inpt
+
+    def extra_repr(self) -> str:
+        return (
+            f"brightness={self.brightness}, contrast={self.contrast}, saturation={self.saturation}, hue={self.hue}, "
+            f"p={self.p}"
+        )

@@ -1,0 +1,185 @@
+"""invert, posterize, solarize and autocontrast.
+
+uint8 images stay uint8 where that is exact (bit operations for invert and posterize); bool images are
+rejected by invert/posterize/solarize, as torchvision does.
+"""
+
+import math
+
+import PIL.Image
+import PIL.ImageOps
+import torch
+
+from ....tv_tensors import Image, Video
+from .._dispatch import get_kernel, is_pure_tensor, register_kernel
+from ._utils import check_image, from_float, max_value
+
+
+def _check_not_bool(image: torch.Tensor, op: str) -> None:
+    if image.dtype == torch.bool:
+        raise TypeError(f"{op}: bool images are not supported (integer or float images are)")
+    if image.ndim < 2:
+        raise ValueError(f"{op}: expected a tensor with at least 2 dimensions [..., H, W], got {image.ndim}")
+
+
+def _value_bits(dtype: torch.dtype) -> int:
+    bound = int(max_value(dtype))
+    bits = 0
+    while bound > 0:
+        bound = bound // 2
+        bits += 1
+    return bits
+
+
+# ---- invert -----------------------------------------------------------------------------------------------------
+
+
+def _invert(image: torch.Tensor) -> torch.Tensor:
+    if image.is_floating_point():
+        return 1.0 - image
+    if image.dtype == torch.uint8:
+        return image.bitwise_not()
+    return image.bitwise_xor((1 << _value_bits(image.dtype)) - 1)
+
+
+def invert_image(image: torch.Tensor) -> torch.Tensor:
+    _check_not_bool(image, "invert")
+    return _invert(image)
+
+
+def invert_video(video: torch.Tensor) -> torch.Tensor:
+    return invert_image(video)
+
+
+def invert_image_pil(image: PIL.Image.Image) -> PIL.Image.Image:
+    return PIL.ImageOps.invert(image)
+
+
+def invert(inpt: torch.Tensor) -> torch.Tensor:
+    """Invert intensities: ``max - x`` (``1 - x`` for float images)."""
+    if torch.jit.is_scripting() or is_pure_tensor(inpt):
+        return invert_image(inpt)
+    return get_kernel(invert, type(inpt))(inpt)
+
+
+# ---- posterize --------------------------------------------------------------------------------------------------
+
+
+def _check_bits(bits: int) -> None:
+    if not (0 <= bits <= 8):
+        raise TypeError(f"posterize: bits must be an integer in [0, 8], got {bits}")
+
+
+def posterize_image(image: torch.Tensor, bits: int) -> torch.Tensor:
+    _check_bits(bits)
+    _check_not_bool(image, "posterize")
+    if image.is_floating_point():
+        levels = 1 << bits
+        return image.mul(levels).floor_().clamp_(0, levels - 1).mul_(1.0 / levels)
+    value_bits = _value_bits(image.dtype)
+    if bits >= value_bits:
+        return image.clone()
+    keep = ((1 << value_bits) - 1) ^ ((1 << (value_bits - bits)) - 1)
+    return image.bitwise_and(keep)
+
+
+def posterize_video(video: torch.Tensor, bits: int) -> torch.Tensor:
+    return posterize_image(video, bits)
+
+
+def posterize_image_pil(image: PIL.Image.Image, bits: int) -> PIL.Image.Image:
+    _check_bits(bits)
+    return PIL.ImageOps.posterize(image, bits)
+
+
+def posterize(inpt: torch.Tensor, bits: int) -> torch.Tensor:
+    """Keep the ``bits`` most significant bits of each intensity (0..8)."""
+    if torch.jit.is_scripting() or is_pure_tensor(inpt):
+        return posterize_image(inpt, bits)
+    return get_kernel(posterize, type(inpt))(inpt, bits)
+
+
+# ---- solarize ---------------------------------------------------------------------------------------------------
+
+
+def _solarize(image: torch.Tensor, threshold: float) -> torch.Tensor:
+    if image.dtype == torch.uint8:
+        # x >= t for an integer x is x >= ceil(t); (x - ceil(t)) >> 15 in int16 is -1 below the threshold and
+        # 0 above, so XOR-ing with its complement's low byte inverts exactly the pixels at or above it.
+        cut = max(0, math.ceil(threshold))
+        below = image.to(torch.int16).sub_(cut).bitwise_right_shift_(15)
+        return image.bitwise_xor(below.bitwise_not_().to(torch.uint8))
+    return torch.where(image >= threshold, _invert(image), image)
+
+
+def solarize_image(image: torch.Tensor, threshold: float) -> torch.Tensor:
+    _check_not_bool(image, "solarize")
+    if threshold > max_value(image.dtype):
+        raise TypeError(
+            f"solarize: threshold must be at most the maximum value of {image.dtype} "
+            f"({max_value(image.dtype)}), got {threshold}"
+        )
+    return _solarize(image, threshold)
+
+
+def solarize_video(video: torch.Tensor, threshold: float) -> torch.Tensor:
+    return solarize_image(video, threshold)
+
+
+def solarize_image_pil(image: PIL.Image.Image, threshold: float) -> PIL.Image.Image:
+    if threshold > 255:
+        raise TypeError(f"solarize: threshold must be at most 255 for PIL images, got {threshold}")
+    return PIL.ImageOps.solarize(image, threshold)
+
+
+def solarize(inpt: torch.Tensor, threshold: float) -> torch.Tensor:
+    """Invert the pixels whose intensity is at least ``threshold``."""
+    if torch.jit.is_scripting() or is_pure_tensor(inpt):
+        return solarize_image(inpt, threshold)
+    return get_kernel(solarize, type(inpt))(inpt, threshold)
+
+
+# ---- autocontrast -----------------------------------------------------------------------------------------------
+
+
+def autocontrast_image(image: torch.Tensor) -> torch.Tensor:
+    check_image(image, "autocontrast", [1, 3])
+    if image.numel() == 0:
+        return image.clone()
+    bound = max_value(image.dtype)
+    fimage = image if image.is_floating_point() else image.to(torch.float32)
+    minimum = fimage.amin(dim=(-2, -1), keepdim=True)
+    maximum = fimage.amax(dim=(-2, -1), keepdim=True)
+    flat = maximum == minimum
+    # (x - min) / ((max - min) / bound): dividing by the inverse scale rounds as torchvision does (multiplying by
+    # bound / (max - min) instead gave some maxima one level higher in uint8).
+    inverse_scale = torch.where(flat, torch.ones_like(maximum), (maximum - minimum) * (1.0 / bound))
+    minimum = torch.where(flat, torch.zeros_like(minimum), minimum)
+    out = (fimage - minimum).div_(inverse_scale).clamp_(0.0, bound)
+    return from_float(out, image.dtype)
+
+
+def autocontrast_video(video: torch.Tensor) -> torch.Tensor:
+    return autocontrast_image(video)
+
+
+def autocontrast_image_pil(image: PIL.Image.Image) -> PIL.Image.Image:
+    return PIL.ImageOps.autocontrast(image)
+
+
+def autocontrast(inpt: torch.Tensor) -> torch.Tensor:
+    """Stretch each channel's intensities to the full range (its minimum to 0, its maximum to the top)."""
+    if torch.jit.is_scripting() or is_pure_tensor(inpt):
+        return autocontrast_image(inpt)
+    return get_kernel(autocontrast, type(inpt))(inpt)
+
+
+for _op, _image_kernel, _video_kernel, _pil_kernel in (
+    (invert, invert_image, invert_video, invert_image_pil),
+    (posterize, posterize_image, posterize_video, posterize_image_pil),
+    (solarize, solarize_image, solarize_video, solarize_image_pil),
+    (autocontrast, autocontrast_image, autocontrast_video, autocontrast_image_pil),
+):
+    register_kernel(_op, Image)(_image_kernel)
+    register_kernel(_op, Video)(_video_kernel)
+    register_kernel(_op, PIL.Image.Image)(_pil_kernel)

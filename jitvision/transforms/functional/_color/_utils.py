@@ -1,0 +1,123 @@
+"""Shared pieces of the photometric kernels: value ranges, channel checks, factor tensors, blending.
+
+Every kernel has a core taking its factor as a TENSOR (a 0-d tensor, or per-sample factors already viewed to
+broadcast against the image, e.g. ``[R, 1, 1, 1]`` for ``[R, C, H, W]``), so a random transform can pass drawn
+factors under torch.compile without ``.item()``. The public kernels with torchvision's float signatures validate
+their arguments, turn the factor into a 0-d tensor and call the core.
+"""
+
+from typing import List, Optional
+
+import torch
+
+from .._dispatch import is_tracing
+
+
+def is_float(image: torch.Tensor) -> bool:
+    return image.is_floating_point()
+
+
+def max_value(dtype: torch.dtype) -> float:
+    """Full intensity of an image of ``dtype``: 1.0 for floats, the dtype's maximum for integers, 1 for bool."""
+    if dtype == torch.uint8:
+        return 255.0
+    if dtype == torch.int8:
+        return 127.0
+    if dtype == torch.int16:
+        return 32767.0
+    if dtype == torch.uint16:
+        return 65535.0
+    if dtype == torch.int32:
+        return 2147483647.0
+    if dtype == torch.int64:
+        return 9223372036854775807.0
+    if dtype == torch.bool:
+        return 1.0
+    return 1.0
+
+
+def check_image(image: torch.Tensor, op: str, channels: List[int]) -> int:
+    """The channel count of an ``[..., C, H, W]`` image, checked against ``channels`` (empty: any)."""
+    if image.ndim < 3:
+        raise ValueError(f"{op}: expected an image tensor [..., C, H, W] with at least 3 dimensions, got {image.ndim}")
+    num_channels = image.shape[-3]
+    if len(channels) > 0 and num_channels not in channels:
+        raise TypeError(f"{op}: input image tensor can have {channels} channels, but found {num_channels}")
+    return num_channels
+
+
+def check_non_negative(value: float, name: str, op: str) -> None:
+    if not value >= 0:
+        raise ValueError(f"{op}: {name} ({value}) is not non-negative")
+
+
+def as_factor(value: float, image: torch.Tensor) -> torch.Tensor:
+    """A Python factor as the 0-d float64 tensor the cores take (exactly the Python number).
+
+    Cores cast it to the compute dtype themselves and compute ``1 - factor`` in float64 first, as torchvision does
+    with its Python floats; a float32 factor drawn by a transform is exact in float64 too."""
+    # torch.full, not torch.tensor: TorchScript's torch.tensor(float) rounds the number through float32.
+    return torch.full([], value, dtype=torch.float64, device=image.device)
+
+
+def compute_dtype(image: torch.Tensor) -> torch.dtype:
+    """The dtype photometric kernels compute in: the image's for floating images, float32 for the rest."""
+    return image.dtype if image.is_floating_point() else torch.float32
+
+
+def rows_factor(factor: torch.Tensor, image: torch.Tensor) -> torch.Tensor:
+    """A ``[]`` factor unchanged, a per-row ``[R]`` factor viewed as ``[R, 1, ..., 1]`` to broadcast over ``image``."""
+    if factor.ndim == 0:
+        return factor
+    shape = [factor.shape[0]] + [1] * (image.ndim - 1)
+    return factor.reshape(shape)
+
+
+def to_float(image: torch.Tensor) -> torch.Tensor:
+    """The image as float for computing (float images as they are; float64 stays float64)."""
+    if image.is_floating_point():
+        return image
+    return image.to(torch.float32)
+
+
+def from_float(result: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """A float result already within ``[0, max_value(dtype)]`` back in ``dtype``, truncating like torchvision.
+
+    float32 -> uint8 goes through int16: the same truncation, and ~3-4x faster than torch's direct cast on CPU."""
+    if result.dtype == dtype:
+        return result
+    if dtype == torch.uint8:
+        return result.to(torch.int16).to(torch.uint8)
+    return result.to(dtype)
+
+
+def host_scalar(factor: torch.Tensor) -> Optional[float]:
+    """A 0-d CPU factor as a Python float where eager code may read it (never under torch.compile/export).
+
+    ATen multiplies by a Python number ~4x faster than by a 0-d tensor, and ``addcmul`` with a broadcast operand
+    took 20x longer than ``mul`` + ``add_(alpha=...)`` here (which round identically, checked bit for bit)."""
+    if factor.ndim != 0 or factor.device.type != "cpu" or is_tracing():
+        return None
+    return float(factor.item())
+
+
+def blend(image: torch.Tensor, other: torch.Tensor, ratio: torch.Tensor) -> torch.Tensor:
+    """``ratio * image + (1 - ratio) * other`` clamped to the image's range, in the image's dtype.
+
+    ``other`` is float (in the compute dtype). ``1 - ratio`` is computed in float64 and the sum with ``addcmul``,
+    which is how torchvision's ``mul`` then ``add_(alpha=1 - ratio)`` rounds (a plain ``a + b * c`` differs in
+    the last bit, and integer results are truncated, so ~2% of uint8 pixels came out one level lower)."""
+    dtype = compute_dtype(image)
+    bound = max_value(image.dtype)
+    scalar = host_scalar(ratio)
+    if scalar is not None:
+        out = to_float(image).mul(scalar).add_(other, alpha=1.0 - scalar)
+        return from_float(out.clamp_(0.0, bound), image.dtype)
+    out = torch.addcmul(to_float(image) * ratio.to(dtype), other, (1.0 - ratio.to(torch.float64)).to(dtype))
+    return from_float(out.clamp_(0.0, bound), image.dtype)
+
+
+def grayscale_float(image: torch.Tensor) -> torch.Tensor:
+    """ITU-R 601-2 luma of an ``[..., 3, H, W]`` image as float ``[..., 1, H, W]`` (no rounding)."""
+    r, g, b = to_float(image).unbind(-3)
+    return (r * 0.2989 + g * 0.587 + b * 0.114).unsqueeze(-3)
