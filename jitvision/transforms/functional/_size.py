@@ -61,12 +61,21 @@ def get_size_mask(mask: torch.Tensor) -> List[int]:
 @torch.jit.unused
 def get_size_bounding_boxes(bounding_box: torch.Tensor) -> List[int]:
     """The canvas [height, width] of boxes (they carry it as metadata: Python only)."""
-    return get_canvas_size(bounding_box)
+    return _canvas_of(bounding_box, "get_size")
 
 
 @torch.jit.unused
 def get_size_keypoints(keypoints: torch.Tensor) -> List[int]:
-    return get_canvas_size(keypoints)
+    return _canvas_of(keypoints, "get_size")
+
+
+@torch.jit.unused
+def _canvas_of(inpt: torch.Tensor, op: str) -> List[int]:
+    if getattr(inpt, "canvas_size", None) is None:
+        raise TypeError(
+            f"{op}: expected BoundingBoxes or KeyPoints (which carry a canvas_size), got {type(inpt).__name__}"
+        )
+    return get_canvas_size(inpt)
 
 
 @torch.jit.unused
