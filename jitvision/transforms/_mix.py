@@ -11,6 +11,7 @@ stays random. TorchScript: a module has one tensor input, so the scripted class 
 (exported); its ``forward`` raises.
 """
 
+import functools
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import PIL.Image
@@ -21,27 +22,9 @@ from ..tv_tensors import BoundingBoxes, Image, KeyPoints, Mask, Video, kind_of, 
 from ._batch import is_batch_leaf
 from ._random import rows_view, uniform
 from ._transform import Transform
+from ._utils import find_labels
 from .functional._dispatch import is_pure_tensor, unwrap
 from .functional._erase import box_mask
-
-
-@torch.jit.unused
-def _default_labels(inputs: Any) -> Any:
-    """torchvision's default heuristic: the second item of a tuple/list, a tensor or a dict with a label key."""
-    if isinstance(inputs, (tuple, list)):
-        inputs = inputs[1] if len(inputs) > 1 else None
-    if isinstance(inputs, torch.Tensor) and is_pure_tensor(inputs):
-        return inputs
-    if not isinstance(inputs, dict):
-        raise ValueError(
-            "the default labels_getter needs a two-tuple (images, labels) or a dict with a 'labels' key, got "
-            f"{type(inputs).__name__}"
-        )
-    keys = [key for key in inputs if isinstance(key, str) and key.lower() == "labels"]
-    keys = keys or [key for key in inputs if isinstance(key, str) and "label" in key.lower()]
-    if not keys:
-        raise ValueError("could not find the labels in the sample; pass labels_getter (a callable)")
-    return inputs[keys[0]]
 
 
 class _MixTransform(Transform):
@@ -63,7 +46,7 @@ class _MixTransform(Transform):
         if num_classes is not None and (not isinstance(num_classes, int) or num_classes <= 0):
             raise ValueError(f"{owner}: num_classes must be a positive int or None, got {num_classes!r}")
         if labels_getter == "default":
-            self._labels_getter: Callable[[Any], Any] = _default_labels
+            self._labels_getter: Callable[[Any], Any] = functools.partial(find_labels, owner=owner)
         elif callable(labels_getter):
             self._labels_getter = labels_getter
         elif labels_getter is None:

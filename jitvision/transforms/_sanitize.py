@@ -15,34 +15,12 @@ from torch.utils import _pytree as pytree
 from ..tv_tensors import BoundingBoxes, KeyPoints, Mask, box_format_from, kind_of, wrap
 from ._batch import sample_index_of
 from ._transform import Transform
+from ._utils import find_labels
 from .functional._dispatch import is_pure_tensor, is_tracing, unwrap
 from .functional._meta import get_canvas_size
 from .functional._sanitize import sanitize_bounding_boxes_mask, sanitize_keypoints_mask
 
 LabelsGetter = Union[Callable[[Any], Any], str, None]
-
-
-@torch.jit.unused
-def _default_labels(sample: Any, owner: str) -> Any:
-    """torchvision's heuristic: the sample is a dict, or a tuple whose second item is a dict or the labels tensor;
-    in a dict, the key "labels" (any case), else the first key containing "label"."""
-    candidate = sample[1] if isinstance(sample, tuple) and len(sample) >= 2 else sample
-    if isinstance(candidate, torch.Tensor) and is_pure_tensor(candidate):
-        return candidate
-    if not isinstance(candidate, dict):
-        raise ValueError(
-            f"{owner}: with the default labels_getter the sample must be a dict, or a tuple whose second item is a "
-            f"dict or the labels tensor, got {type(sample).__name__}; pass labels_getter=None if there are no labels"
-        )
-    keys = [key for key in candidate if isinstance(key, str)]
-    exact = [key for key in keys if key.lower() == "labels"]
-    found = exact or [key for key in keys if "label" in key.lower()]
-    if not found:
-        raise ValueError(
-            f"{owner}: no labels found in the sample (no key containing 'label'); pass a callable as labels_getter, "
-            "or labels_getter=None if the sample has no labels"
-        )
-    return candidate[found[0]]
 
 
 @torch.jit.unused
@@ -118,7 +96,7 @@ class _Sanitize(Transform):
         if self.labels_getter is None:
             return []
         getter = self.labels_getter
-        labels = _default_labels(sample, owner) if getter == "default" else getter(sample)
+        labels = find_labels(sample, owner) if getter == "default" else getter(sample)
         if labels is None:
             return []
         labels = list(labels) if isinstance(labels, (tuple, list)) else [labels]

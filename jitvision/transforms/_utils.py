@@ -67,3 +67,27 @@ def setup_size(size: Any, owner: str) -> list[int]:
     if size[0] <= 0 or size[1] <= 0:
         raise ValueError(f"{owner}: size must be positive, got {list(size)}")
     return [int(size[0]), int(size[1])]
+
+
+@torch.jit.unused
+def find_labels(sample: Any, owner: str) -> Any:
+    """The labels of a sample by torchvision's default ``labels_getter`` rule (Sanitize*, MixUp, CutMix): the sample
+    is a dict, or a tuple whose second item is a dict or the labels tensor; in a dict, the key "labels" (any case),
+    else the first key containing "label"."""
+    candidate = sample[1] if isinstance(sample, (tuple, list)) and len(sample) >= 2 else sample
+    if isinstance(candidate, torch.Tensor) and is_pure_tensor(candidate):
+        return candidate
+    if not isinstance(candidate, dict):
+        raise ValueError(
+            f"{owner}: with the default labels_getter the sample must be a dict, or a tuple whose second item is a "
+            f"dict or the labels tensor, got {type(sample).__name__}; pass labels_getter=None if there are no labels"
+        )
+    keys = [key for key in candidate if isinstance(key, str)]
+    exact = [key for key in keys if key.lower() == "labels"]
+    found = exact or [key for key in keys if "label" in key.lower()]
+    if not found:
+        raise ValueError(
+            f"{owner}: no labels found in the sample (no key containing 'label'); pass a callable as labels_getter, "
+            "or labels_getter=None if the sample has no labels"
+        )
+    return candidate[found[0]]

@@ -194,6 +194,11 @@ def gaussian_blur_image(
     sigmas = _sigma_pair(kernel_size, sigma, "gaussian_blur")
     if image.ndim < 2:
         raise ValueError(f"gaussian_blur: expected an image [..., H, W], got {image.ndim} dimensions")
+    if kernel_size[0] // 2 >= image.shape[-1] or kernel_size[1] // 2 >= image.shape[-2]:
+        raise ValueError(
+            f"gaussian_blur: kernel_size {kernel_size} needs an image larger than half of it (reflect padding), "
+            f"got {list(image.shape[-2:])}"
+        )
     if not torch.jit.is_scripting():
         if _opencv_applies(image, kernel_size):  # eager: no tensor ops at all before OpenCV
             return _blur_opencv_floats(image, kernel_size, sigmas)

@@ -142,7 +142,10 @@ def jpeg_video(video: torch.Tensor, quality: int) -> torch.Tensor:
 def jpeg_image_pil(image: PIL.Image.Image, quality: int) -> PIL.Image.Image:
     _check_quality(quality)
     buffer = io.BytesIO()
-    image.save(buffer, format="JPEG", quality=quality)
+    try:
+        image.save(buffer, format="JPEG", quality=quality)
+    except OSError as exc:
+        raise TypeError(f"jpeg: PIL images of mode {image.mode} cannot be JPEG-encoded ({exc})") from exc
     buffer.seek(0)
     return PIL.Image.open(buffer).copy()  # a plain Image, not a JpegImageFile
 

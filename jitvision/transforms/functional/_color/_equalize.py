@@ -14,6 +14,7 @@ import torch
 from ....tv_tensors import Image, Video
 from .._dispatch import get_kernel, is_pure_tensor, is_tracing, register_kernel
 from .._misc import to_dtype_image
+from ._utils import pil_op
 
 
 def _equalize_uint8(image: torch.Tensor) -> torch.Tensor:
@@ -58,7 +59,7 @@ def equalize_video(video: torch.Tensor) -> torch.Tensor:
 
 
 def equalize_image_pil(image: PIL.Image.Image) -> PIL.Image.Image:
-    return PIL.ImageOps.equalize(image)
+    return pil_op("equalize", PIL.ImageOps.equalize, image)
 
 
 def equalize(inpt: torch.Tensor) -> torch.Tensor:

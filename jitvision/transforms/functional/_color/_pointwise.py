@@ -12,7 +12,7 @@ import torch
 
 from ....tv_tensors import Image, Video
 from .._dispatch import get_kernel, is_pure_tensor, register_kernel
-from ._utils import check_image, from_float, max_value
+from ._utils import check_image, from_float, max_value, pil_op
 
 
 def _check_not_bool(image: torch.Tensor, op: str) -> None:
@@ -52,7 +52,7 @@ def invert_video(video: torch.Tensor) -> torch.Tensor:
 
 
 def invert_image_pil(image: PIL.Image.Image) -> PIL.Image.Image:
-    return PIL.ImageOps.invert(image)
+    return pil_op("invert", PIL.ImageOps.invert, image)
 
 
 def invert(inpt: torch.Tensor) -> torch.Tensor:
@@ -89,7 +89,7 @@ def posterize_video(video: torch.Tensor, bits: int) -> torch.Tensor:
 
 def posterize_image_pil(image: PIL.Image.Image, bits: int) -> PIL.Image.Image:
     _check_bits(bits)
-    return PIL.ImageOps.posterize(image, bits)
+    return pil_op("posterize", PIL.ImageOps.posterize, image, bits)
 
 
 def posterize(inpt: torch.Tensor, bits: int) -> torch.Tensor:
@@ -129,7 +129,7 @@ def solarize_video(video: torch.Tensor, threshold: float) -> torch.Tensor:
 def solarize_image_pil(image: PIL.Image.Image, threshold: float) -> PIL.Image.Image:
     if threshold > 255:
         raise TypeError(f"solarize: threshold must be at most 255 for PIL images, got {threshold}")
-    return PIL.ImageOps.solarize(image, threshold)
+    return pil_op("solarize", PIL.ImageOps.solarize, image, threshold)
 
 
 def solarize(inpt: torch.Tensor, threshold: float) -> torch.Tensor:
@@ -164,7 +164,7 @@ def autocontrast_video(video: torch.Tensor) -> torch.Tensor:
 
 
 def autocontrast_image_pil(image: PIL.Image.Image) -> PIL.Image.Image:
-    return PIL.ImageOps.autocontrast(image)
+    return pil_op("autocontrast", PIL.ImageOps.autocontrast, image)
 
 
 def autocontrast(inpt: torch.Tensor) -> torch.Tensor:

@@ -6,7 +6,7 @@ factors under torch.compile without ``.item()``. The public kernels with torchvi
 their arguments, turn the factor into a 0-d tensor and call the core.
 """
 
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import torch
 
@@ -121,3 +121,15 @@ def grayscale_float(image: torch.Tensor) -> torch.Tensor:
     """ITU-R 601-2 luma of an ``[..., 3, H, W]`` image as float ``[..., 1, H, W]`` (no rounding)."""
     r, g, b = to_float(image).unbind(-3)
     return (r * 0.2989 + g * 0.587 + b * 0.114).unsqueeze(-3)
+
+
+@torch.jit.unused
+def pil_op(op: str, fn: Any, image: Any, *args: Any) -> Any:
+    """``fn(image, *args)`` for a PIL.ImageOps function, its refusals named after the op: of a mode (OSError) as a
+    TypeError, of an argument (ValueError) as a ValueError."""
+    try:
+        return fn(image, *args)
+    except OSError as exc:
+        raise TypeError(f"{op}: PIL images of mode {image.mode} are not supported ({exc})") from exc
+    except ValueError as exc:
+        raise ValueError(f"{op}: {exc}") from exc

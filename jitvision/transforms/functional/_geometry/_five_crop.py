@@ -56,11 +56,15 @@ def _check_fits(crop_height: int, crop_width: int, height: int, width: int, op: 
 
 
 def five_crop_image(image: torch.Tensor, size: List[int]) -> FiveCrops:
-    crop_height, crop_width = _crop_size(size, "five_crop")
+    return _five_crops(image, size, "five_crop")
+
+
+def _five_crops(image: torch.Tensor, size: List[int], op: str) -> FiveCrops:
+    crop_height, crop_width = _crop_size(size, op)
     if image.ndim < 2:
-        raise ValueError(f"five_crop: expected a tensor [..., H, W], got {image.ndim} dimensions")
+        raise ValueError(f"{op}: expected a tensor [..., H, W], got {image.ndim} dimensions")
     height, width = image.shape[-2], image.shape[-1]
-    _check_fits(crop_height, crop_width, height, width, "five_crop")
+    _check_fits(crop_height, crop_width, height, width, op)
     bottom, right = height - crop_height, width - crop_width
     return (
         crop_image(image, 0, 0, crop_height, crop_width),
@@ -75,10 +79,10 @@ five_crop_video = five_crop_image
 
 
 def five_crop_image_pil(
-    image: PIL.Image.Image, size: List[int]
+    image: PIL.Image.Image, size: List[int], op: str = "five_crop"
 ) -> Tuple[PIL.Image.Image, PIL.Image.Image, PIL.Image.Image, PIL.Image.Image, PIL.Image.Image]:
-    crop_height, crop_width = _crop_size(size, "five_crop")
-    _check_fits(crop_height, crop_width, image.height, image.width, "five_crop")
+    crop_height, crop_width = _crop_size(size, op)
+    _check_fits(crop_height, crop_width, image.height, image.width, op)
     bottom, right = image.height - crop_height, image.width - crop_width
     return (
         crop_image_pil(image, 0, 0, crop_height, crop_width),
@@ -90,8 +94,10 @@ def five_crop_image_pil(
 
 
 def ten_crop_image(image: torch.Tensor, size: List[int], vertical_flip: bool = False) -> TenCrops:
-    first = five_crop_image(image, size)
-    mirrored = five_crop_image(vertical_flip_image(image) if vertical_flip else horizontal_flip_image(image), size)
+    first = _five_crops(image, size, "ten_crop")
+    mirrored = _five_crops(
+        vertical_flip_image(image) if vertical_flip else horizontal_flip_image(image), size, "ten_crop"
+    )
     return first + mirrored
 
 
@@ -100,7 +106,7 @@ ten_crop_video = ten_crop_image
 
 def ten_crop_image_pil(image: PIL.Image.Image, size: List[int], vertical_flip: bool = False) -> Tuple[Any, ...]:
     mirrored = vertical_flip_image_pil(image) if vertical_flip else horizontal_flip_image_pil(image)
-    return five_crop_image_pil(image, size) + five_crop_image_pil(mirrored, size)
+    return five_crop_image_pil(image, size, "ten_crop") + five_crop_image_pil(mirrored, size, "ten_crop")
 
 
 def five_crop(inpt: torch.Tensor, size: List[int]) -> FiveCrops:
