@@ -127,16 +127,16 @@ def test_ops_without_a_case_are_listed_not_dropped(monkeypatch):
     def horizontal_flip_image(image):
         return image.flip(-1)
 
-    def solarize(inpt, threshold):
+    def made_up_op(inpt, threshold):
         return inpt
 
     functional.horizontal_flip = functional.hflip = horizontal_flip
     functional.horizontal_flip_image = horizontal_flip_image
-    functional.solarize = solarize
+    functional.made_up_op = made_up_op
     module = types.ModuleType("fake_v2")
     module.functional = functional
     module.RandomHorizontalFlip = type("RandomHorizontalFlip", (torch.nn.Module,), {})
-    module.RandomSolarize = type("RandomSolarize", (torch.nn.Module,), {})
+    module.MadeUpTransform = type("MadeUpTransform", (torch.nn.Module,), {})
     monkeypatch.setitem(sys.modules, "fake_v2", module)
 
     target = resolve_target("fake_v2")
@@ -145,8 +145,8 @@ def test_ops_without_a_case_are_listed_not_dropped(monkeypatch):
         ("class", "RandomHorizontalFlip", []),
     ]
     assert {(s["api"], s["name"], s["reason"]) for s in target.skipped} == {
-        ("functional", "solarize", "no audit case"),
-        ("class", "RandomSolarize", "no audit case"),
+        ("functional", "made_up_op", "no audit case"),
+        ("class", "MadeUpTransform", "no audit case"),
     }
 
 
