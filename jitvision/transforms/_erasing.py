@@ -11,6 +11,7 @@ from ..tv_tensors import wrap
 from . import functional as F
 from ._random import draw_coins, uniform
 from ._transform import RandomApplyTransform
+from ._utils import require_image
 from .functional._dispatch import is_pure_tensor, is_tracing, unwrap
 from .functional._erase import erase_where
 
@@ -26,6 +27,10 @@ class RandomErasing(RandomApplyTransform):
     and the traced form erases through a mask built from it, so a compiled RandomErasing keeps its output shape,
     one graph, and its randomness.
     """
+
+    @torch.jit.unused
+    def check_inputs(self, flat_inputs: List[Any]) -> None:
+        require_image(flat_inputs, type(self).__name__)
 
     _functional = staticmethod(F.erase)
     value: Optional[List[float]]

@@ -91,3 +91,12 @@ def find_labels(sample: Any, owner: str) -> Any:
             "or labels_getter=None if the sample has no labels"
         )
     return candidate[found[0]]
+
+
+def require_image(flat_inputs: Sequence[Any], owner: str) -> None:
+    """torchvision's check for the transforms that only make sense on pictures: the sample must hold an image, a
+    video, a PIL image or a pure tensor (which stands for the image)."""
+    for inpt in flat_inputs:
+        if is_image_like(inpt) or (isinstance(inpt, torch.Tensor) and is_pure_tensor(inpt)):
+            return
+    raise TypeError(f"{owner}: no image or video was found in the sample")

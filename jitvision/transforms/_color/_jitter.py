@@ -14,6 +14,7 @@ from ...tv_tensors import wrap
 from .. import functional as F
 from .._random import uniform, where_rows
 from .._transform import Transform
+from .._utils import require_image
 from ..functional._color._adjust import _adjust_brightness, _adjust_contrast, _adjust_saturation
 from ..functional._color._grayscale import _permute_channels
 from ..functional._color._hue import _adjust_hue
@@ -249,6 +250,10 @@ class ColorJitter(Transform):
 class RandomPhotometricDistort(Transform):
     """torchvision's SSD-style distortion: brightness, contrast (before or after saturation and hue), saturation,
     hue and a channel permutation, each applied with probability ``p`` (per sample on batches)."""
+
+    @torch.jit.unused
+    def check_inputs(self, flat_inputs: List[Any]) -> None:
+        require_image(flat_inputs, type(self).__name__)
 
     _functional = staticmethod(F.adjust_brightness)
 

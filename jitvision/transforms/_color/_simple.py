@@ -1,13 +1,14 @@
 """Grayscale, RandomGrayscale, RGB, RandomInvert, RandomPosterize, RandomSolarize, RandomAutocontrast,
 RandomEqualize, RandomAdjustSharpness and RandomChannelPermutation."""
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 import torch
 
 from .. import functional as F
 from .._random import uniform
 from .._transform import RandomApplyTransform, Transform
+from .._utils import require_image
 from ..functional._color._grayscale import _permute_channels
 from ..functional._dispatch import is_pure_tensor
 from ._common import channels_of, on_leaf, permutation_from_keys
@@ -34,6 +35,10 @@ class Grayscale(Transform):
 
 class RandomGrayscale(RandomApplyTransform):
     """Convert to grayscale with probability ``p``, keeping the number of channels (videos pass through)."""
+
+    @torch.jit.unused
+    def check_inputs(self, flat_inputs: List[Any]) -> None:
+        require_image(flat_inputs, type(self).__name__)
 
     _functional = staticmethod(F.rgb_to_grayscale)
 
@@ -140,6 +145,10 @@ class RandomAdjustSharpness(RandomApplyTransform):
 
 class RandomChannelPermutation(Transform):
     """Permute the channels randomly (every permutation equally likely; one per sample on batches)."""
+
+    @torch.jit.unused
+    def check_inputs(self, flat_inputs: List[Any]) -> None:
+        require_image(flat_inputs, type(self).__name__)
 
     _functional = staticmethod(F.permute_channels)
 
