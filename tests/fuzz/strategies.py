@@ -53,6 +53,9 @@ clamping_modes = st.sampled_from(["soft", "hard", None, "auto", "bogus"])
 channel_values = st.one_of(st.floats(0, 1), st.lists(st.floats(0, 1), min_size=1, max_size=4))
 stds = st.one_of(st.floats(0.05, 2), st.lists(st.floats(0.05, 2), min_size=1, max_size=4), st.just(0.0))
 probabilities = st.sampled_from([0.0, 1.0, 0.5])
+# For transforms whose refusal of an input depends on whether they apply: with p = 0.5 torchvision's coin and ours
+# differ, and the example flips between "both refuse" and "only one does" (hypothesis reports it as flaky).
+certain = st.sampled_from([0.0, 1.0])
 crop_box = dict(top=small, left=small, height=st.integers(-1, 24), width=st.integers(-1, 24))
 crop_box_nonneg = dict(i=st.integers(0, 8), j=st.integers(0, 8), h=st.integers(0, 8), w=st.integers(0, 8))
 factors = st.one_of(st.floats(0, 3), st.just(-0.5))
@@ -189,21 +192,21 @@ CLASSES: Dict[str, Op] = {
         hue=st.one_of(st.none(), st.floats(0, 0.5)),
         compare="meta",
     ),
-    "RandomPhotometricDistort": op(p=probabilities, compare="meta"),
+    "RandomPhotometricDistort": op(p=certain, compare="meta"),
     "Grayscale": op(num_output_channels=st.sampled_from([1, 3])),
-    "RandomGrayscale": op(p=probabilities, compare="meta"),
+    "RandomGrayscale": op(p=certain, compare="meta"),
     "RGB": op(),
-    "RandomInvert": op(p=probabilities, compare="meta"),
-    "RandomPosterize": op(bits=st.integers(0, 8), p=probabilities, compare="meta"),
-    "RandomSolarize": op(threshold=st.floats(0, 1), p=probabilities, compare="meta"),
-    "RandomAutocontrast": op(p=probabilities, compare="meta"),
-    "RandomEqualize": op(p=probabilities, compare="meta"),
-    "RandomAdjustSharpness": op(sharpness_factor=st.floats(0, 3), p=probabilities, compare="meta"),
+    "RandomInvert": op(p=certain, compare="meta"),
+    "RandomPosterize": op(bits=st.integers(0, 8), p=certain, compare="meta"),
+    "RandomSolarize": op(threshold=st.floats(0, 1), p=certain, compare="meta"),
+    "RandomAutocontrast": op(p=certain, compare="meta"),
+    "RandomEqualize": op(p=certain, compare="meta"),
+    "RandomAdjustSharpness": op(sharpness_factor=st.floats(0, 3), p=certain, compare="meta"),
     "RandomChannelPermutation": op(compare="meta"),
     # geometry
     "RandomAffine": op(degrees=st.floats(0, 90), interpolation=warp_interpolations, compare="meta"),
     "RandomRotation": op(degrees=st.floats(0, 90), interpolation=warp_interpolations, compare="meta"),
-    "RandomPerspective": op(distortion_scale=st.floats(0, 1), p=probabilities, compare="meta"),
+    "RandomPerspective": op(distortion_scale=st.floats(0, 1), p=certain, compare="meta"),
     "ElasticTransform": op(alpha=st.floats(0, 50), sigma=st.floats(0.5, 5), compare="meta"),
     "FiveCrop": op(size=sizes),
     "TenCrop": op(size=sizes, vertical_flip=st.booleans()),
@@ -212,7 +215,7 @@ CLASSES: Dict[str, Op] = {
     # the rest
     "GaussianBlur": op(kernel_size=blur_kernels, sigma=st.floats(0.1, 2), compare="meta"),
     "GaussianNoise": op(mean=st.floats(-0.5, 0.5), sigma=st.floats(0, 1), compare="meta"),
-    "RandomErasing": op(p=probabilities, compare="meta"),
+    "RandomErasing": op(p=certain, compare="meta"),
     "JPEG": op(quality=st.integers(1, 100), compare="meta"),
     "LinearTransformation": op(
         transformation_matrix=st.just(torch.eye(12)), mean_vector=st.just(torch.zeros(12)), kinds=DENSE_KINDS

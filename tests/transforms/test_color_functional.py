@@ -199,7 +199,12 @@ def test_float_inputs_outside_the_unit_range_match_torchvision():
 def test_bool_and_int16_images_match_torchvision(name):
     maker = dict((op[0], op[1]) for op in OPS)[name]
     kwargs = maker(random.Random(1))
-    for image in (torch.rand(3, 6, 7) > 0.5, torch.randint(0, 32767, (3, 6, 7), dtype=torch.int16)):
+    # 3x32x32: int16 hue differs from torchvision by 1 level on ~0.3% of elements (float rounding of the closed
+    # form); on a handful of pixels that rate made "< 1% off by one" fail by chance.
+    g = torch.Generator().manual_seed(0)
+    int16 = torch.randint(0, 32767, (3, 32, 32), generator=g).to(torch.int16)
+    images = (torch.rand(3, 32, 32, generator=g) > 0.5, int16)
+    for image in images:
         assert_matches_oracle(getattr(F, name)(image, **kwargs), getattr(tv_functional, name)(image, **kwargs))
 
 

@@ -79,7 +79,7 @@ def test_keypoints_pass_through_with_a_warning_as_in_torchvision(cls):
     "call, error, match",
     [
         (lambda: F.five_crop(torch.rand(3, 8, 8), [9, 4]), ValueError, "five_crop: the crop size"),
-        (lambda: F.ten_crop(torch.rand(3, 8, 8), [0, 4]), ValueError, "five_crop: size must be a positive int"),
+        (lambda: F.ten_crop(torch.rand(3, 8, 8), [0, 4]), ValueError, "ten_crop: size must be a positive int"),
         (lambda: F.five_crop(torch.rand(8), [2, 2]), ValueError, "five_crop: expected"),
         (lambda: F.five_crop(torch.rand(3, 8, 8), "a"), TypeError, "five_crop: size"),
         (lambda: T.FiveCrop(0), ValueError, "FiveCrop"),
