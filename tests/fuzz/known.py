@@ -19,7 +19,10 @@ def _saturates_where_torchvision_wraps(name: str, context: Dict[str, Any], inpt:
     saturates (README): float16/bfloat16 (1.0 * 255.999 rounds up to 256 there) and values outside [0, 1]."""
     steps = [(context.get("class", name), context)] + [(step, kw) for step, kw in context.get("steps", [])]
     for step, kwargs in steps:
-        if step not in ("to_dtype", "convert_image_dtype", "ToDtype") or not kwargs.get("scale", step != "to_dtype"):
+        scaled_by_default = step != "to_dtype"
+        if step not in ("to_dtype", "convert_image_dtype", "ToDtype", "ConvertImageDtype") or not kwargs.get(
+            "scale", scaled_by_default
+        ):
             continue
         dtype = kwargs.get("dtype")
         if isinstance(dtype, torch.dtype) and not dtype.is_floating_point:

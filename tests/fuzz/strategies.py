@@ -234,8 +234,6 @@ NOT_OPS = {"Transform", "RandomApplyTransform", "InterpolationMode", "register_k
 # Ops whose first fuzz run (the night they were merged) failed, each for a reason still to fix: they run as strict
 # xfails, so the failure stays visible and an op that gets fixed fails its xfail until it is removed from here.
 FAILING_ON_FIRST_RUN = {
-    "adjust_hue_image",
-    "adjust_hue_video",
     "affine_video",
     "elastic_transform",
     "equalize_image",

@@ -44,7 +44,7 @@ def _adjust_hue(image: torch.Tensor, factor: torch.Tensor) -> torch.Tensor:
         channels.append(maxc - chroma * weight)
     out = torch.stack(channels, dim=-3)
     if is_float:
-        return out
+        return out.to(image.dtype)  # the 0/2/4 offsets are float32 scalars: a float16 image came out float32
     bound = max_value(image.dtype)
     return from_float(out.mul_((bound + 1.0 - 1e-3) / bound).clamp_(0.0, bound), image.dtype)
 
