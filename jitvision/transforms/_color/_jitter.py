@@ -56,6 +56,25 @@ def _check_range(
     return low, high
 
 
+def _check_ranges(owner: str, brightness: Any, contrast: Any, saturation: Any, hue: Any) -> List[Any]:
+    """The four checked ranges (None where an adjustment is not applied), shared by both jitter classes."""
+    unbounded = (0.0, float("inf"))
+    return [
+        _check_range(owner, brightness, "brightness", 1.0, unbounded, True),
+        _check_range(owner, contrast, "contrast", 1.0, unbounded, True),
+        _check_range(owner, saturation, "saturation", 1.0, unbounded, True),
+        _check_range(owner, hue, "hue", 0.0, (-0.5, 0.5), False),
+    ]
+
+
+def _first_row(params: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
+    """One sample's parameters out of a batch draw of 1: the single-sample draw is the batch draw."""
+    out: Dict[str, torch.Tensor] = {}
+    for key, value in params.items():
+        out[key] = value[0]
+    return out
+
+
 def _draw_factors(
     ranges: List[Tuple[float, float]],
     batch_shape: List[int],
@@ -192,10 +211,9 @@ class ColorJitter(Transform):
     ) -> None:
         super().__init__(generator=generator)
         owner = "ColorJitter"
-        self.brightness = _check_range(owner, brightness, "brightness", 1.0, (0.0, float("inf")), True)
-        self.contrast = _check_range(owner, contrast, "contrast", 1.0, (0.0, float("inf")), True)
-        self.saturation = _check_range(owner, saturation, "saturation", 1.0, (0.0, float("inf")), True)
-        self.hue = _check_range(owner, hue, "hue", 0.0, (-0.5, 0.5), False)
+        self.brightness, self.contrast, self.saturation, self.hue = _check_ranges(
+            owner, brightness, contrast, saturation, hue
+        )
         configured = [self.brightness, self.contrast, self.saturation, self.hue]
         self._present: List[bool] = [r is not None for r in configured]
         self._ranges: List[Tuple[float, float]] = [
@@ -203,8 +221,7 @@ class ColorJitter(Transform):
         ]
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        params = self._draw_batch(1, height, width, device)
-        return {"order": params["order"][0], "factors": params["factors"][0]}
+        return _first_row(self._draw_batch(1, height, width, device))
 
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         generator = self._rng()
@@ -272,10 +289,9 @@ class RandomPhotometricDistort(Transform):
         if not (0.0 <= p <= 1.0):
             raise ValueError(f"{owner}: p must be a probability in [0, 1], got {p}")
         self.p = p
-        self.brightness = _check_range(owner, brightness, "brightness", 1.0, (0.0, float("inf")), True)
-        self.contrast = _check_range(owner, contrast, "contrast", 1.0, (0.0, float("inf")), True)
-        self.saturation = _check_range(owner, saturation, "saturation", 1.0, (0.0, float("inf")), True)
-        self.hue = _check_range(owner, hue, "hue", 0.0, (-0.5, 0.5), False)
+        self.brightness, self.contrast, self.saturation, self.hue = _check_ranges(
+            owner, brightness, contrast, saturation, hue
+        )
         configured = [self.brightness, self.contrast, self.saturation, self.hue]
         self._present: List[bool] = [r is not None for r in configured]
         self._ranges: List[Tuple[float, float]] = [
@@ -283,11 +299,7 @@ class RandomPhotometricDistort(Transform):
         ]
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        params = self._draw_batch(1, height, width, device)
-        out: Dict[str, torch.Tensor] = {}
-        for key, value in params.items():
-            out[key] = value[0]
-        return out
+        return _first_row(self._draw_batch(1, height, width, device))
 
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         generator = self._rng()
