@@ -62,6 +62,16 @@ class _MixTransform(Transform):
         """Beta(alpha, alpha) draws of ``shape`` (float64), from a Dirichlet of two equal concentrations."""
         concentration = torch.full(shape + [2], self.alpha, dtype=torch.float64, device=device)
         generator = self._rng()
+        if len(shape) > 0:
+            # A batch: two Gamma(alpha) draws per sample, normalised. _sample_dirichlet (torchvision's draw, kept for
+            # one sample so a seed gives its lambda) has no fake-tensor kernel for a symbolic batch size, so it
+            # broke compiles with a dynamic batch dimension.
+            if generator is None:
+                gammas = torch._standard_gamma(concentration)
+            else:
+                gammas = torch._standard_gamma(concentration, generator=generator)
+            total = gammas.sum(-1)
+            return torch.where(total > 0, gammas[..., 0] / total.clamp_min(1e-300), 0.5)
         if generator is None:
             return torch._sample_dirichlet(concentration)[..., 0]
         return torch._sample_dirichlet(concentration, generator=generator)[..., 0]
