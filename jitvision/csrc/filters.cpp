@@ -7,7 +7,7 @@
 //
 // gaussian_blur(image [..., H, W] uint8/float32/float64, kernel_size [kx, ky], sigma_x, sigma_y):
 //   torchvision's Gaussian (weights softmax(-(x / sigma)^2) over x evenly spaced in [-(k-1)/(2 sqrt 2), ...],
-//   computed in double and used in float32, or double for float64 images), reflect borders, separable: the
+//   in float32, or float64 for float64 images), reflect borders, separable: the
 //   eager Python formulation's ATen calls (see blur_rows). uint8 is rounded half to even (torch.round).
 //   sigma_x/sigma_y: [] (one blur) or [R] (one per row of the leading dimension, a batch).
 // gaussian_noise(image, mean, sigma, clip): the eager kernel's ATen calls (randn_like on the default generator,
@@ -30,23 +30,15 @@
 namespace jitvision_native {
 namespace {
 
-std::vector<double> gaussian_weights(int64_t k, double sigma) {
+// The 1D weights as the Python formulation computes them (functional._blur.gaussian_weights), with the same ATen
+// calls in the accumulation dtype: linspace, divide by sigma, square, negate, softmax. The same weights give the
+// same result as the tensor path, whose uint8 rounding matches the eager OpenCV path on the audit's images.
+std::vector<double> gaussian_weights(int64_t k, double sigma, at::ScalarType acc) {
   const double lim = static_cast<double>(k - 1) / (2.0 * std::sqrt(2.0));
-  const double step = k > 1 ? 2.0 * lim / static_cast<double>(k - 1) : 0.0;
-  std::vector<double> e(k);
-  double top = -INFINITY;
-  for (int64_t i = 0; i < k; ++i) {
-    const double x = (-lim + static_cast<double>(i) * step) / sigma;
-    e[i] = -(x * x);
-    top = std::max(top, e[i]);
-  }
-  double total = 0.0;
-  for (int64_t i = 0; i < k; ++i) {
-    e[i] = std::exp(e[i] - top);
-    total += e[i];
-  }
-  for (int64_t i = 0; i < k; ++i) e[i] /= total;
-  return e;
+  const at::Tensor x = at::linspace(-lim, lim, k, at::TensorOptions().dtype(acc));
+  const at::Tensor s = at::scalar_tensor(sigma, at::TensorOptions().dtype(at::kDouble)).to(acc);
+  const at::Tensor w = at::softmax(-(x / s).pow(2), -1).to(at::kDouble).contiguous();
+  return std::vector<double>(w.data_ptr<double>(), w.data_ptr<double>() + k);
 }
 
 // The two passes with ATen's vectorised kernels, the same calls as the eager Python formulation
@@ -57,8 +49,8 @@ at::Tensor blur_rows(const at::Tensor& work, int64_t H, int64_t W, const std::ve
                      const std::vector<double>& wy, at::ScalarType acc) {
   const int64_t kx = static_cast<int64_t>(wx.size()), ky = static_cast<int64_t>(wy.size());
   const at::Tensor padded = at::reflection_pad2d(work, {kx / 2, kx / 2, ky / 2, ky / 2});
-  // Weights rounded to the accumulation type first, as the Python path's tensor weights are.
-  auto tap = [acc](double w) { return acc == at::kFloat ? static_cast<double>(static_cast<float>(w)) : w; };
+  // The weights are values of the accumulation type (see gaussian_weights), passed as alpha like .tolist() floats.
+  auto tap = [](double w) { return w; };
   at::Tensor rows = at::mul(padded.narrow(-1, 0, W), tap(wx[0]));
   for (int64_t i = 1; i < kx; ++i) rows.add_(padded.narrow(-1, i, W), tap(wx[i]));
   at::Tensor out = at::mul(rows.narrow(-2, 0, H), tap(wy[0]));
@@ -100,12 +92,12 @@ at::Tensor gaussian_blur(const at::Tensor& image, at::IntArrayRef kernel_size, c
   const double* py = sy.data_ptr<double>();
   at::Tensor out;
   if (sigmas == 1) {
-    out = blur_rows(planes.select(0, 0), H, W, gaussian_weights(kx, px[0]), gaussian_weights(ky, py[0]), acc);
+    out = blur_rows(planes.select(0, 0), H, W, gaussian_weights(kx, px[0], acc), gaussian_weights(ky, py[0], acc), acc);
   } else {
     out = at::empty({sigmas, planes.size(1), H, W}, image.options().dtype(acc));
     for (int64_t r = 0; r < sigmas; ++r) {
       out.select(0, r).copy_(
-          blur_rows(planes.select(0, r), H, W, gaussian_weights(kx, px[r]), gaussian_weights(ky, py[r]), acc));
+          blur_rows(planes.select(0, r), H, W, gaussian_weights(kx, px[r], acc), gaussian_weights(ky, py[r], acc), acc));
     }
   }
   if (dtype == at::kByte) out = out.round_().to(at::kByte);
