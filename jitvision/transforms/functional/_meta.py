@@ -7,7 +7,7 @@ import torch
 
 from ...tv_tensors import BoundingBoxes, BoundingBoxFormat, KeyPoints, box_format_from, kind_of, wrap
 from ._dispatch import get_kernel, is_pure_tensor, register_kernel, unwrap
-from ._rotated import clamp_corners, convert_rotated
+from ._rotated import clamp_corners, convert_rotated, fit_rectangle
 
 
 def get_canvas_size(inpt: torch.Tensor) -> List[int]:
@@ -75,9 +75,7 @@ def check_boxes(boxes: torch.Tensor, format: BoundingBoxFormat, op: str) -> None
     """``boxes`` must end in the format's width (4, 5 or 8)."""
     width = format_width(format)
     if boxes.ndim < 1 or boxes.shape[-1] != width:
-        raise ValueError(
-            f"{op}: boxes in format {format.value} must be [..., {width}], got shape {list(boxes.shape)}"
-        )
+        raise ValueError(f"{op}: boxes in format {format.value} must be [..., {width}], got shape {list(boxes.shape)}")
 
 
 def convert_bounding_box_format_kernel(
@@ -126,6 +124,29 @@ def convert_bounding_box_format_kernel(
     else:
         out = [x1, y1, x2, y2]
     return torch.stack(out, dim=-1).to(boxes.dtype)
+
+
+def rotated_corners(boxes: torch.Tensor, format: BoundingBoxFormat) -> torch.Tensor:
+    """Rotated boxes as their corners ``[-1, 8]`` (XYXYXYXY), in the boxes' float dtype (float32 for integers)."""
+    work = boxes if boxes.is_floating_point() else boxes.float()
+    return convert_bounding_box_format_kernel(work, format, BoundingBoxFormat.XYXYXYXY).reshape(-1, 8)
+
+
+def finish_rotated(
+    quad: torch.Tensor,
+    format: BoundingBoxFormat,
+    canvas_size: List[int],
+    clamping_mode: Optional[str],
+    like: torch.Tensor,
+    fit: bool = True,
+) -> torch.Tensor:
+    """Moved corners ``[-1, 8]`` back to boxes like ``like``: the rectangle fitted to them (``fit``), clamped to
+    ``canvas_size`` per ``clamping_mode``, in ``format``, ``like``'s shape and dtype."""
+    if fit:
+        quad = fit_rectangle(quad)
+    quad = clamp_corners(quad, canvas_size, clamping_mode)
+    out = convert_bounding_box_format_kernel(quad, BoundingBoxFormat.XYXYXYXY, format)
+    return out.reshape(like.shape).to(like.dtype)
 
 
 def convert_bounding_box_format(

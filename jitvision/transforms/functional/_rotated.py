@@ -136,14 +136,15 @@ def _corners_of(slope: torch.Tensor, intercept: torch.Tensor) -> torch.Tensor:
 
 
 def _clamp_intercepts(
-    corners: torch.Tensor, original: torch.Tensor, height: int, width: int, hard: bool
+    corners: torch.Tensor, original: torch.Tensor, height: torch.Tensor, width: torch.Tensor, hard: bool
 ) -> torch.Tensor:
     a, b = _lines(corners)
     a1, a2, a3, a4 = a.unbind(-1)
     b1, b2, b3, b4 = b.unbind(-1)
     b1m, b2m, b3m, b4m = _lines(original)[1].unbind(-1)
-    new_b1 = torch.clamp(b2, b1, b3).clamp(0, height)
-    new_b4 = torch.clamp(b3, b2, b4).clamp(0, height)
+    zero = torch.zeros_like(height)
+    new_b1 = torch.clamp(torch.clamp(b2, b1, b3), zero, height)
+    new_b4 = torch.clamp(torch.clamp(b3, b2, b4), zero, height)
     new_b2, new_b3 = b2, b3
     if hard:
         middle = (new_b1 + new_b4) / 2
@@ -173,7 +174,7 @@ def _clamp_intercepts(
 
 
 def _clamp_left_edge(
-    corners: torch.Tensor, original: torch.Tensor, height: int, width: int, hard: bool
+    corners: torch.Tensor, original: torch.Tensor, height: torch.Tensor, width: torch.Tensor, hard: bool
 ) -> torch.Tensor:
     slope = _lines(corners)[0]
     x1, y1, x2, y2, x3, y3, x4, y4 = corners.unbind(-1)
@@ -201,22 +202,31 @@ def _leftmost_first(corners: torch.Tensor) -> torch.Tensor:
     return (first.unsqueeze(1) * 2 + steps).remainder(8)
 
 
-def _quarter_turn(corners: torch.Tensor, width: int) -> torch.Tensor:
+def _quarter_turn(corners: torch.Tensor, width: torch.Tensor) -> torch.Tensor:
     x, y = corners[:, 0::2], corners[:, 1::2]
-    return torch.stack([y, width - x], dim=-1).reshape(corners.shape)
+    return torch.stack([y, width.reshape(-1, 1) - x], dim=-1).reshape(corners.shape)
 
 
 def clamp_corners(corners: torch.Tensor, canvas_size: List[int], clamping_mode: Optional[str]) -> torch.Tensor:
     """XYXYXYXY boxes ``[..., 8]`` clamped to the canvas. "soft": the smallest box of the same angle around the
     part of the box on the canvas (corners may stay outside); "hard": a box of the same angle inside the box and
     the canvas; None: unchanged. Computed in the input's float dtype (float32 for integers)."""
+    work = _work(corners)
+    canvas = torch.tensor([canvas_size[0], canvas_size[1]], dtype=work.dtype, device=corners.device)
+    return clamp_corners_to(corners, canvas, clamping_mode)
+
+
+def clamp_corners_to(corners: torch.Tensor, canvas: torch.Tensor, clamping_mode: Optional[str]) -> torch.Tensor:
+    """``clamp_corners`` with the canvas as a tensor ``[2]`` (height, width), or ``[N, 2]``: one canvas per box
+    (a random crop's, under tracing or on a batch)."""
     if clamping_mode is None:
         return corners.clone()
     hard = clamping_mode == "hard"
     shape = corners.shape
     out = _work(corners).reshape(-1, 8)
     original = out.clone()
-    height, width = canvas_size[0], canvas_size[1]
+    canvas = canvas.to(out.dtype).reshape(-1, 2)
+    height, width = canvas[:, 0], canvas[:, 1]
     for _ in range(4):
         order = _leftmost_first(out)
         out = out.gather(1, order)
