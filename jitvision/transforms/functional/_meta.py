@@ -220,11 +220,9 @@ def clamp_bounding_boxes(
     return get_kernel(clamp_bounding_boxes, type(inpt))(inpt, clamping_mode=clamping_mode)
 
 
-def _check_clamping_mode(clamping_mode: Optional[str]) -> None:
+def _check_clamping_mode(clamping_mode: Optional[str], op: str = "clamp_bounding_boxes") -> None:
     if clamping_mode is not None and clamping_mode not in ["soft", "hard", "auto"]:
-        raise ValueError(
-            "clamp_bounding_boxes: clamping_mode must be 'soft', 'hard', 'auto' or None, got '" + clamping_mode + "'"
-        )
+        raise ValueError(op + ": clamping_mode must be 'soft', 'hard', 'auto' or None, got '" + clamping_mode + "'")
 
 
 @register_kernel(clamp_bounding_boxes, BoundingBoxes, tv_tensor_wrapper=False)
