@@ -77,7 +77,6 @@ def _assert_same(actual, expected, what):
         "detection-XYWH",
         "detection-CXCYWH",
         "detection-XYWHR",
-        "detection-CXCYWHR",
         "detection-XYXYXYXY",
     ],
 )

@@ -104,11 +104,12 @@ def affine_bounding_boxes_matrix(
     forward: torch.Tensor,
     clamping_mode: Optional[str] = "soft",
     shift: Optional[torch.Tensor] = None,
+    op: str = "affine",
 ) -> torch.Tensor:
     """Boxes ``[..., 4]`` replaced by the axis-aligned box around their four corners moved by ``forward``
     (``[2, 3]``, or ``[N, 2, 3]`` for ``[N, 4]`` boxes) and ``-shift``, clamped to ``canvas_size`` (the output
     canvas) per ``clamping_mode``. Rotated boxes: the rectangle fitted to their moved corners (torchvision's)."""
-    check_boxes(bounding_boxes, format, "affine")
+    check_boxes(bounding_boxes, format, op)
     if bounding_boxes.numel() == 0:
         return bounding_boxes.clone()
     dtype = bounding_boxes.dtype if bounding_boxes.is_floating_point() else torch.float32
@@ -536,7 +537,7 @@ def rotate_bounding_boxes(
     format = as_box_format(format, "rotate")
     forward, shift, new_canvas = _rotate_points_setup(angle, canvas_size, expand, center, bounding_boxes.device)
     out = affine_bounding_boxes_matrix(
-        bounding_boxes, format, [new_canvas[0], new_canvas[1]], forward, clamping_mode, shift
+        bounding_boxes, format, [new_canvas[0], new_canvas[1]], forward, clamping_mode, shift, "rotate"
     )
     return out, new_canvas
 

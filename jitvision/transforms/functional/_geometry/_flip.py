@@ -53,11 +53,12 @@ def _flip_rotated(boxes: torch.Tensor, format: BoundingBoxFormat, extent: int, a
     # The mirrored box keeps its corners' roles as torchvision orders them: XYXYXYXY swaps corners 1<->2 and
     # 3<->4; XYWHR's first corner becomes the mirror of its second, and the angle turns to -r (horizontal) or
     # 180 - r (vertical).
-    if format == BoundingBoxFormat.XYXYXYXY:
-        mirrored = boxes.clone()
-        mirrored[..., axis::2] = extent - boxes[..., axis::2]
-        return mirrored[..., [2, 3, 0, 1, 6, 7, 4, 5]]
     columns: List[torch.Tensor] = list(boxes.unbind(-1))
+    if format == BoundingBoxFormat.XYXYXYXY:
+        for i in range(axis, 8, 2):
+            columns[i] = extent - columns[i]
+        order = [2, 3, 0, 1, 6, 7, 4, 5]
+        return torch.stack([columns[i] for i in order], dim=-1)
     angle = columns[4]
     if format == BoundingBoxFormat.XYWHR:
         rad = angle.mul(math.pi).div(180)
