@@ -96,6 +96,8 @@ class BoundingBoxes(TVTensor):
         if tensor.ndim == 1:
             tensor = tensor.unsqueeze(0)
         box_format = box_format_from(format)
+        if box_format.name in _ROTATED_NAMES and not tensor.is_floating_point():
+            raise ValueError(f"BoundingBoxes: rotated boxes must be floating point, got {tensor.dtype}")
         width = box_width(box_format)
         if tensor.ndim != 2 or tensor.shape[-1] != width:
             raise ValueError(
