@@ -55,6 +55,12 @@ class ConvertBoundingBoxFormat(_MetadataTransform):
 
     @torch.jit.unused
     def _apply_eager(self, inpt: torch.Tensor) -> torch.Tensor:
+        old = box_format_from(inpt.format)
+        if F_meta.is_rotated_format(old) != F_meta.is_rotated_format(self.format):
+            raise ValueError(
+                f"ConvertBoundingBoxFormat: cannot convert between rotated and axis-aligned formats "
+                f"({old.name} -> {self.format.name})"
+            )
         return F_meta.convert_bounding_box_format(inpt, new_format=self.format)
 
     def extra_repr(self) -> str:

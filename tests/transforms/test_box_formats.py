@@ -266,7 +266,7 @@ def test_classes_reject_bad_arguments_naming_the_class():
         T.ClampBoundingBoxes("medium")
     with pytest.raises(ValueError, match="^SetClampingMode: clamping_mode"):
         T.SetClampingMode("auto")
-    with pytest.raises(ValueError, match="^convert_bounding_box_format: cannot convert"):
+    with pytest.raises(ValueError, match="^ConvertBoundingBoxFormat: cannot convert"):
         T.ConvertBoundingBoxFormat("XYXY")({"boxes": make_rotated_boxes(CANVAS, "XYWHR")})
 
 
