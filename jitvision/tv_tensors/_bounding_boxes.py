@@ -28,6 +28,9 @@ class BoundingBoxFormat(Enum):
     XYXYXYXY = "XYXYXYXY"
 
 
+# What ``BoundingBoxes.clamping_mode`` holds: "soft", "hard" or None (torchvision's alias of the same name).
+CLAMPING_MODE_TYPE = Optional[str]
+
 _ROTATED_NAMES = ("XYWHR", "CXCYWHR", "XYXYXYXY")
 _WIDTHS = {"XYXY": 4, "XYWH": 4, "CXCYWH": 4, "XYWHR": 5, "CXCYWHR": 5, "XYXYXYXY": 8}
 
@@ -71,8 +74,12 @@ class BoundingBoxes(TVTensor):
     """Boxes ``[N, K]`` in ``format`` (K = 4, 5 or 8, see ``BoundingBoxFormat``) on an image of
     ``canvas_size = (height, width)``.
 
-    ``clamping_mode`` ("soft", "hard" or None) is kept for torchvision compatibility; like torchvision, geometric
-    kernels clamp boxes to the canvas unless it is None.
+    ``clamping_mode`` ("soft", "hard" or None): how geometric kernels clamp the boxes to the canvas, as in
+    torchvision: None leaves them, "soft" and "hard" differ for rotated boxes ("soft": the smallest box of the same
+    angle around the part on the canvas; "hard": a box of the same angle with every corner on the canvas).
+
+    Differs from torchvision: the last dimension is checked against the format (4, 5 or 8; torchvision accepts any
+    width). Rotated boxes must be floating point, as in torchvision.
     """
 
     format: BoundingBoxFormat
