@@ -77,7 +77,7 @@ def _kinds_for(entry: Entry, kinds: Optional[Sequence[str]]) -> List[str]:
             case_kinds.append("detection-batch")
     chosen = [kind for kind in case_kinds if kinds is None or kind in kinds]
     # A functional takes one input; only transform classes take a whole sample.
-    return [kind for kind in chosen if not (entry.api == "functional" and kind == "detection")]
+    return [kind for kind in chosen if not (entry.api == "functional" and kind in ("detection", "detection-rotated"))]
 
 
 def _run_case(case: CaseChecks, modes: Sequence[str], progress: _Progress, label: str) -> Dict[str, Cell]:

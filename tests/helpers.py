@@ -8,6 +8,7 @@ import torch._dynamo.testing
 from torch.utils import _pytree as pytree
 
 from jitvision import tv_tensors
+from jitvision.transforms.functional import convert_bounding_box_format
 
 # ---- oracle comparison --------------------------------------------------------------------------------
 
@@ -114,6 +115,8 @@ def make_boxes(
     dtype: torch.dtype = torch.float32,
 ) -> tv_tensors.BoundingBoxes:
     height, width = canvas_size
+    if format in ROTATED_FORMATS:
+        return make_rotated_boxes(canvas_size, format, num_boxes, dtype)
     x1 = torch.rand(num_boxes) * (width - 2)
     y1 = torch.rand(num_boxes) * (height - 2)
     x2 = x1 + 1 + torch.rand(num_boxes) * (width - 1 - x1)
@@ -128,6 +131,30 @@ def make_boxes(
     if not dtype.is_floating_point:
         data = data.round()
     return tv_tensors.BoundingBoxes(data.to(dtype), format=format, canvas_size=canvas_size)
+
+
+ROTATED_FORMATS = ("XYWHR", "CXCYWHR", "XYXYXYXY")
+
+
+def make_rotated_boxes(
+    canvas_size: tuple[int, int] = (17, 23),
+    format: str = "XYWHR",
+    num_boxes: int = 5,
+    dtype: torch.dtype = torch.float32,
+    clamping_mode: Optional[str] = "soft",
+) -> tv_tensors.BoundingBoxes:
+    """Random rotated boxes: first corners around the canvas (some outside), sides 1 to ~3/4 of the canvas, angles
+    in [-180, 180) with a third of them on multiples of 45 degrees (where the clamping takes its special cases)."""
+    height, width = canvas_size
+    corner = torch.rand(num_boxes, 2) * torch.tensor([width * 1.2, height * 1.2]) - torch.tensor([width, height]) * 0.1
+    sides = 1 + torch.rand(num_boxes, 2) * torch.tensor([width, height]) * 0.75
+    angle = torch.rand(num_boxes) * 360 - 180
+    angle = torch.where(torch.rand(num_boxes) < 1 / 3, (angle / 45).round() * 45, angle)
+    xywhr = torch.cat([corner, sides, angle[:, None]], dim=-1)
+    boxes = tv_tensors.BoundingBoxes(xywhr, format="XYWHR", canvas_size=canvas_size, clamping_mode=clamping_mode)
+    data = convert_bounding_box_format(boxes, new_format=format)
+    data = data if dtype.is_floating_point else data.round()
+    return tv_tensors.wrap(data.to(dtype), like=data)
 
 
 def make_keypoints(canvas_size: tuple[int, int] = (17, 23), num_points: int = 6) -> tv_tensors.KeyPoints:

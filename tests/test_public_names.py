@@ -42,11 +42,6 @@ OWNED_ELSEWHERE_UNTIL_MERGE: Dict[str, List[str]] = {
         "RandomApply",
         "RandomChoice",
         "RandomOrder",
-        # rotated boxes and box utilities
-        "ClampBoundingBoxes",
-        "ClampKeyPoints",
-        "ConvertBoundingBoxFormat",
-        "SetClampingMode",
         # detection
         "RandomIoUCrop",
         "RandomResize",
@@ -55,7 +50,7 @@ OWNED_ELSEWHERE_UNTIL_MERGE: Dict[str, List[str]] = {
         "ScaleJitter",
     ],
     "functional": [],
-    "tv_tensors": ["BoundingBoxFormat", "is_rotated_bounding_format"],  # BoundingBoxFormat: the rotated members
+    "tv_tensors": [],
 }
 
 

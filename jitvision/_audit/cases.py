@@ -14,7 +14,20 @@ import torch
 
 # Every kind a case can ask for. The default kinds leave out PIL (only the PIL converters take it) and the plain
 # tensors of boxes [N, 4] (XYXY) and keypoints [N, 2] (only the box and keypoint helpers take them).
-KINDS: Tuple[str, ...] = ("float", "uint8", "Image", "Video", "Mask", "BoundingBoxes", "KeyPoints", "detection")
+# ``RotatedBoxes`` are XYWHR boxes (some reaching past the canvas) and ``detection-rotated`` a detection sample
+# with CXCYWHR boxes: every geometric op moves rotated boxes too.
+KINDS: Tuple[str, ...] = (
+    "float",
+    "uint8",
+    "Image",
+    "Video",
+    "Mask",
+    "BoundingBoxes",
+    "RotatedBoxes",
+    "KeyPoints",
+    "detection",
+    "detection-rotated",
+)
 # Per-sample batches (classes only, added to every class that takes images): ``batch`` is a BatchedImages of 2,
 # ``batch-tensor`` a plain [2, C, H, W] tensor through ``forward_batch`` (what TorchScript runs), and
 # ``detection-batch`` two detection samples with 3 and 1 objects (batch_samples).
@@ -130,14 +143,14 @@ FUNCTIONAL_CASES: Dict[str, Case] = {
     "to_dtype": Case({"dtype": torch.float32, "scale": True}),
     "normalize": Case({"mean": MEAN, "std": STD}, kinds=_FLOAT_KINDS, image_dtype=torch.float32),
     "convert_image_dtype": Case({"dtype": torch.float32}, kinds=("float", "uint8")),
-    "get_size": Case(kinds=("float", "uint8", "Image", "Video", "Mask", "BoundingBoxes", "KeyPoints")),
+    "get_size": Case(kinds=("float", "uint8", "Image", "Video", "Mask", "BoundingBoxes", "RotatedBoxes", "KeyPoints")),
     "convert_bounding_box_format": Case(
         {"new_format": BoxFormat("CXCYWH")},
         kinds=("BoundingBoxes", "boxes"),
         plain_kwargs={"old_format": BoxFormat("XYXY")},
     ),
     "clamp_bounding_boxes": Case(
-        kinds=("BoundingBoxes", "boxes"),
+        kinds=("BoundingBoxes", "RotatedBoxes", "boxes"),
         plain_kwargs={"format": BoxFormat("XYXY"), "canvas_size": list(FIXED_SIZE), "clamping_mode": "soft"},
     ),
     "clamp_keypoints": Case(kinds=("KeyPoints", "points"), plain_kwargs={"canvas_size": list(FIXED_SIZE)}),
@@ -156,7 +169,7 @@ FUNCTIONAL_CASES: Dict[str, Case] = {
     "jpeg": Case({"quality": 50}, kinds=("uint8", "Image", "Video"), script_note=_JPEG_SCRIPT),
     "uniform_temporal_subsample": Case({"num_samples": 2}, kinds=("Video",)),
     "sanitize_bounding_boxes": Case(
-        kinds=("BoundingBoxes", "boxes"),
+        kinds=("BoundingBoxes", "RotatedBoxes", "boxes"),
         plain_kwargs={"format": BoxFormat("XYXY"), "canvas_size": list(FIXED_SIZE)},
     ),
     "sanitize_keypoints": Case(kinds=("KeyPoints", "points"), plain_kwargs={"canvas_size": list(FIXED_SIZE)}),
@@ -211,7 +224,11 @@ CLASS_CASES: Dict[str, Case] = {
     "JPEG": Case({"quality": (20, 80)}, kinds=KINDS[1:], script_note=_JPEG_SCRIPT),  # uint8 only, as torchvision
     "LinearTransformation": Case(_linear_transformation, kinds=("float", "Image"), image_dtype=torch.float32),
     "UniformTemporalSubsample": Case({"num_samples": 2}, kinds=("Video",)),
-    "SanitizeBoundingBoxes": Case(kinds=("detection",)),
+    "SanitizeBoundingBoxes": Case(kinds=("detection", "detection-rotated")),
+    "ConvertBoundingBoxFormat": Case({"format": "CXCYWH"}, kinds=("float", "BoundingBoxes", "detection")),
+    "ClampBoundingBoxes": Case(kinds=("float", "BoundingBoxes", "RotatedBoxes", "detection", "detection-rotated")),
+    "ClampKeyPoints": Case(kinds=("float", "KeyPoints", "detection")),
+    "SetClampingMode": Case({"clamping_mode": "hard"}, kinds=("float", "BoundingBoxes", "RotatedBoxes", "detection")),
     "SanitizeKeyPoints": Case(kinds=("KeyPoints",)),
     "ColorJitter": Case(
         {"brightness": 0.4, "contrast": 0.4, "saturation": 0.4, "hue": 0.1}, kinds=_PHOTOMETRIC_CLASS_KINDS
@@ -256,6 +273,20 @@ def _xyxy_boxes(height: int, width: int, num: int) -> torch.Tensor:
     return torch.stack([x1, y1, x2, y2], dim=-1)
 
 
+def _xywhr_boxes(height: int, width: int, num: int) -> torch.Tensor:
+    """Rotated boxes: first corners across the canvas, sides up to half of it (some reach past an edge)."""
+    corner = torch.rand(num, 2) * torch.tensor([float(width), float(height)])
+    sides = 2 + torch.rand(num, 2) * torch.tensor([width / 2, height / 2])
+    return torch.cat([corner, sides, torch.rand(num, 1) * 360 - 180], dim=-1)
+
+
+def _xywhr_to_cxcywhr(boxes: torch.Tensor) -> torch.Tensor:
+    x, y, w, h, r = boxes.unbind(-1)
+    rad = r * torch.pi / 180
+    cos, sin = rad.cos(), rad.sin()
+    return torch.stack([x + w / 2 * cos + h / 2 * sin, y - w / 2 * sin + h / 2 * cos, w, h, r], dim=-1)
+
+
 def make_input(kind: str, tv_tensors: ModuleType, size: Tuple[int, int], image_dtype: torch.dtype) -> Any:
     """A fresh random input of ``kind`` at ``size`` built with the target's ``tv_tensors`` module."""
     height, width = size
@@ -271,6 +302,8 @@ def make_input(kind: str, tv_tensors: ModuleType, size: Tuple[int, int], image_d
         return tv_tensors.Mask(torch.randint(0, 2, (2, height, width), dtype=torch.uint8))
     if kind == "BoundingBoxes":
         return tv_tensors.BoundingBoxes(_xyxy_boxes(height, width, 4), format="XYXY", canvas_size=(height, width))
+    if kind == "RotatedBoxes":
+        return tv_tensors.BoundingBoxes(_xywhr_boxes(height, width, 4), format="XYWHR", canvas_size=(height, width))
     if kind in ("KeyPoints", "points"):
         # Some points past the canvas (up to 20% beyond each edge), so clamping has work to do.
         points = (torch.rand(5, 2) * 1.4 - 0.2) * torch.tensor([width - 1.0, height - 1.0])
@@ -284,6 +317,15 @@ def make_input(kind: str, tv_tensors: ModuleType, size: Tuple[int, int], image_d
                 _xyxy_boxes(height, width, 3), format="XYXY", canvas_size=(height, width)
             ),
             "masks": tv_tensors.Mask(torch.randint(0, 2, (3, height, width), dtype=torch.uint8)),
+            "labels": torch.arange(3),
+        }
+    if kind == "detection-rotated":
+        boxes = tv_tensors.BoundingBoxes(
+            _xywhr_boxes(height, width, 3), format="XYWHR", canvas_size=(height, width), clamping_mode="hard"
+        )
+        return {
+            "image": tv_tensors.Image(_image(height, width, image_dtype)),
+            "boxes": tv_tensors.wrap(_xywhr_to_cxcywhr(boxes.as_subclass(torch.Tensor)), like=boxes, format="CXCYWHR"),
             "labels": torch.arange(3),
         }
     if kind in BATCH_KINDS:

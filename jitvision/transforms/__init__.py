@@ -25,6 +25,7 @@ from ._geometry._flip import RandomHorizontalFlip, RandomVerticalFlip
 from ._geometry._pad import Pad
 from ._geometry._resize import RandomResizedCrop, Resize
 from ._jpeg import JPEG
+from ._meta import ClampBoundingBoxes, ClampKeyPoints, ConvertBoundingBoxFormat, SetClampingMode
 from ._misc import Identity, Lambda, Normalize, ToDtype
 from ._mix import CutMix, MixUp
 from ._query import check_type, get_bounding_boxes, get_keypoints, has_all, has_any, query_chw, query_size

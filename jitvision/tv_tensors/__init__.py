@@ -16,7 +16,14 @@ from ._batched import (
     batch_samples,
     unbatch_samples,
 )
-from ._bounding_boxes import BoundingBoxes, BoundingBoxFormat, KeyPoints, box_format_from
+from ._bounding_boxes import (
+    BoundingBoxes,
+    BoundingBoxFormat,
+    KeyPoints,
+    box_format_from,
+    box_width,
+    is_rotated_bounding_format,
+)
 from ._image import Image, Mask, Video
 from ._tv_tensor import TVTensor, set_return_type
 
@@ -31,6 +38,8 @@ __all__ = [
     "wrap",
     "kind_of",
     "box_format_from",
+    "box_width",
+    "is_rotated_bounding_format",
     "BatchedImages",
     "BatchedVideos",
     "BatchedMasks",

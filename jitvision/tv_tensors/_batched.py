@@ -86,7 +86,8 @@ class BatchedMasks(Mask):
 
 
 class BatchedBoundingBoxes(BoundingBoxes):
-    """Boxes of a batch, ``[M, 4]``: row ``m`` belongs to sample ``sample_index[m]`` of ``batch_size``."""
+    """Boxes of a batch, ``[M, K]`` (K = 4, 5 or 8 per format): row ``m`` belongs to sample ``sample_index[m]``
+    of ``batch_size``."""
 
     sample_index: torch.Tensor
     batch_size: int

@@ -13,13 +13,42 @@ from ._tv_tensor import TVTensor
 class BoundingBoxFormat(Enum):
     """How the four numbers of a box are laid out.
 
-    ``XYXY``: top-left and bottom-right corners; ``XYWH``: top-left corner, width, height;
-    ``CXCYWH``: center, width, height.
+    Axis-aligned (four numbers): ``XYXY``: top-left and bottom-right corners; ``XYWH``: top-left corner, width,
+    height; ``CXCYWH``: center, width, height.
+    Rotated: ``XYWHR`` (five numbers): first corner, width, height, and the angle in degrees, counter-clockwise, of
+    the side from the first corner to the second; ``CXCYWHR``: the same about the center; ``XYXYXYXY`` (eight
+    numbers): the four corners in order.
     """
 
     XYXY = "XYXY"
     XYWH = "XYWH"
     CXCYWH = "CXCYWH"
+    XYWHR = "XYWHR"
+    CXCYWHR = "CXCYWHR"
+    XYXYXYXY = "XYXYXYXY"
+
+
+# What ``BoundingBoxes.clamping_mode`` holds: "soft", "hard" or None (torchvision's alias of the same name).
+CLAMPING_MODE_TYPE = Optional[str]
+
+_ROTATED_NAMES = ("XYWHR", "CXCYWHR", "XYXYXYXY")
+_WIDTHS = {"XYXY": 4, "XYWH": 4, "CXCYWH": 4, "XYWHR": 5, "CXCYWHR": 5, "XYXYXYXY": 8}
+
+
+def is_rotated_bounding_format(format: Any) -> bool:
+    """Whether ``format`` (our enum, torchvision's, or a string, compared as given like torchvision) is one of
+    the rotated formats."""
+    if isinstance(format, str):
+        return format in _ROTATED_NAMES
+    name = getattr(format, "name", None)
+    if not isinstance(name, str) or not isinstance(format, Enum):
+        raise ValueError(f"is_rotated_bounding_format: format should be a str or BoundingBoxFormat, got {type(format)}")
+    return name in _ROTATED_NAMES
+
+
+def box_width(format: BoundingBoxFormat) -> int:
+    """How many numbers one box has in ``format``: 4, 5 or 8."""
+    return _WIDTHS[format.name]
 
 
 def _canvas_size(canvas_size: Any, owner: str) -> tuple[int, int]:
@@ -42,10 +71,15 @@ def box_format_from(format: Any, owner: str = "BoundingBoxes") -> BoundingBoxFor
 
 
 class BoundingBoxes(TVTensor):
-    """Boxes ``[N, 4]`` in ``format`` on an image of ``canvas_size = (height, width)``.
+    """Boxes ``[N, K]`` in ``format`` (K = 4, 5 or 8, see ``BoundingBoxFormat``) on an image of
+    ``canvas_size = (height, width)``.
 
-    ``clamping_mode`` ("soft", "hard" or None) is kept for torchvision compatibility; like torchvision, geometric
-    kernels clamp boxes to the canvas unless it is None.
+    ``clamping_mode`` ("soft", "hard" or None): how geometric kernels clamp the boxes to the canvas, as in
+    torchvision: None leaves them, "soft" and "hard" differ for rotated boxes ("soft": the smallest box of the same
+    angle around the part on the canvas; "hard": a box of the same angle with every corner on the canvas).
+
+    Differs from torchvision: the last dimension is checked against the format (4, 5 or 8; torchvision accepts any
+    width). Rotated boxes must be floating point, as in torchvision.
     """
 
     format: BoundingBoxFormat
@@ -68,13 +102,20 @@ class BoundingBoxes(TVTensor):
         tensor = cls._to_tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)
         if tensor.ndim == 1:
             tensor = tensor.unsqueeze(0)
-        if tensor.ndim != 2 or tensor.shape[-1] != 4:
-            raise ValueError(f"BoundingBoxes: expected a [N, 4] tensor, got shape {tuple(tensor.shape)}")
+        box_format = box_format_from(format)
+        if box_format.name in _ROTATED_NAMES and not tensor.is_floating_point():
+            raise ValueError(f"BoundingBoxes: rotated boxes must be floating point, got {tensor.dtype}")
+        width = box_width(box_format)
+        if tensor.ndim != 2 or tensor.shape[-1] != width:
+            raise ValueError(
+                f"BoundingBoxes: expected a [N, {width}] tensor for format {box_format.name}, "
+                f"got shape {tuple(tensor.shape)}"
+            )
         if clamping_mode not in ("soft", "hard", None):
             raise ValueError(f"BoundingBoxes: clamping_mode must be 'soft', 'hard' or None, got {clamping_mode!r}")
         return cls._wrap(
             tensor,
-            format=box_format_from(format),
+            format=box_format,
             canvas_size=_canvas_size(canvas_size, "BoundingBoxes"),
             clamping_mode=clamping_mode,
         )

@@ -10,11 +10,12 @@ import torch
 from hypothesis import strategies as st
 
 from jitvision import tv_tensors
+from jitvision.transforms.functional import convert_bounding_box_format
 from tests.helpers import to_torchvision
 
 DENSE_DTYPES = [torch.uint8, torch.float16, torch.float32, torch.float64, torch.bfloat16]
 MASK_DTYPES = [torch.uint8, torch.bool, torch.int64]
-BOX_FORMATS = ["XYXY", "XYWH", "CXCYWH"]
+BOX_FORMATS = ["XYXY", "XYWH", "CXCYWH", "XYWHR", "CXCYWHR", "XYXYXYXY"]
 SIDES = [1, 2, 3, 5, 8, 17]
 ALL_KINDS = ("tensor", "Image", "Video", "Mask", "BoundingBoxes", "KeyPoints", "PIL")
 DENSE_KINDS = ("tensor", "Image", "Video", "Mask", "PIL")
@@ -89,13 +90,23 @@ def samples(draw: Any, kinds: tuple = ALL_KINDS, canvas: Optional[tuple] = None)
     if kind == "BoundingBoxes":
         count = draw(st.integers(0, 4))
         fmt = draw(st.sampled_from(BOX_FORMATS))
-        dtype = draw(st.sampled_from([torch.float32, torch.int64]))
+        # Rotated boxes are floating point (torchvision's BoundingBoxes refuses integer ones, and so do we).
+        dtype = draw(
+            st.sampled_from(
+                [torch.float32] if fmt in ("XYWHR", "CXCYWHR", "XYXYXYXY") else [torch.float32, torch.int64]
+            )
+        )
 
         def boxes() -> tv_tensors.BoundingBoxes:
             g = gen()
             xy = torch.rand(count, 2, generator=g) * torch.tensor([width, height])
             wh = torch.rand(count, 2, generator=g) * torch.tensor([width, height])
-            data = torch.cat([xy, xy + wh] if fmt == "XYXY" else [xy, wh], -1)
+            if fmt in ("XYWHR", "CXCYWHR", "XYXYXYXY"):
+                angle = torch.rand(count, 1, generator=g) * 360 - 180
+                xywhr = tv_tensors.BoundingBoxes(torch.cat([xy, wh, angle], -1), format="XYWHR", canvas_size=(1, 1))
+                data = convert_bounding_box_format(xywhr, new_format=fmt).as_subclass(torch.Tensor)
+            else:
+                data = torch.cat([xy, xy + wh] if fmt == "XYXY" else [xy, wh], -1)
             data = data.round() if dtype == torch.int64 else data
             return tv_tensors.BoundingBoxes(data.to(dtype), format=fmt, canvas_size=(height, width))
 

@@ -212,6 +212,11 @@ CLASSES: Dict[str, Op] = {
     "TenCrop": op(size=sizes, vertical_flip=st.booleans()),
     "SanitizeBoundingBoxes": op(labels_getter=st.just(None)),
     "SanitizeKeyPoints": op(),
+    # box and keypoint metadata
+    "ConvertBoundingBoxFormat": op(format=box_formats),
+    "ClampBoundingBoxes": op(clamping_mode=st.sampled_from(["soft", "hard", None, "auto"])),
+    "ClampKeyPoints": op(),
+    "SetClampingMode": op(clamping_mode=st.sampled_from(["soft", "hard", None])),
     # the rest
     "GaussianBlur": op(kernel_size=blur_kernels, sigma=st.floats(0.1, 2), compare="meta"),
     "GaussianNoise": op(mean=st.floats(-0.5, 0.5), sigma=st.floats(0, 1), compare="meta"),

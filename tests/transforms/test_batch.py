@@ -67,7 +67,19 @@ def _assert_same(actual, expected, what):
 
 
 @pytest.mark.parametrize("name, factory", _random_transforms())
-@pytest.mark.parametrize("kinds", ["image", "video", "mask", "detection-XYXY", "detection-XYWH", "detection-CXCYWH"])
+@pytest.mark.parametrize(
+    "kinds",
+    [
+        "image",
+        "video",
+        "mask",
+        "detection-XYXY",
+        "detection-XYWH",
+        "detection-CXCYWH",
+        "detection-XYWHR",
+        "detection-XYXYXYXY",
+    ],
+)
 def test_batch_equals_each_sample_with_its_own_parameters(name, factory, kinds):
     samples = _samples(5, kinds)
     batch = tv_tensors.batch_samples(samples)

@@ -7,6 +7,7 @@ import torch
 
 from ...tv_tensors import BoundingBoxes, BoundingBoxFormat, KeyPoints, box_format_from, kind_of, wrap
 from ._dispatch import get_kernel, is_pure_tensor, register_kernel, unwrap
+from ._rotated import clamp_corners, convert_rotated, fit_rectangle
 
 
 def get_canvas_size(inpt: torch.Tensor) -> List[int]:
@@ -54,13 +55,44 @@ def _check_last_dim(tensor: torch.Tensor, size: int, op: str) -> None:
         raise ValueError(f"{op}: expected a tensor [..., {size}], got shape {list(tensor.shape)}")
 
 
+def is_rotated_format(format: BoundingBoxFormat) -> bool:
+    """Whether ``format`` is XYWHR, CXCYWHR or XYXYXYXY (TorchScript-able; ``tv_tensors.is_rotated_bounding_format``
+    is the public, Python-only form)."""
+    rotated = format == BoundingBoxFormat.XYWHR or format == BoundingBoxFormat.CXCYWHR
+    return rotated or format == BoundingBoxFormat.XYXYXYXY
+
+
+def format_width(format: BoundingBoxFormat) -> int:
+    """How many numbers a box has in ``format``."""
+    if format == BoundingBoxFormat.XYXYXYXY:
+        return 8
+    if format == BoundingBoxFormat.XYWHR or format == BoundingBoxFormat.CXCYWHR:
+        return 5
+    return 4
+
+
+def check_boxes(boxes: torch.Tensor, format: BoundingBoxFormat, op: str) -> None:
+    """``boxes`` must end in the format's width (4, 5 or 8)."""
+    width = format_width(format)
+    if boxes.ndim < 1 or boxes.shape[-1] != width:
+        raise ValueError(f"{op}: boxes in format {format.value} must be [..., {width}], got shape {list(boxes.shape)}")
+
+
 def convert_bounding_box_format_kernel(
     boxes: torch.Tensor, old_format: BoundingBoxFormat, new_format: BoundingBoxFormat
 ) -> torch.Tensor:
-    """Boxes ``[..., 4]`` from one layout to another (a new tensor; the input is not modified)."""
+    """Boxes from one layout to another (a new tensor; the input is not modified). Axis-aligned and rotated
+    formats do not convert into each other."""
     if old_format == new_format:
         return boxes.clone()
-    _check_last_dim(boxes, 4, "convert_bounding_box_format")
+    check_boxes(boxes, old_format, "convert_bounding_box_format")
+    if is_rotated_format(old_format) != is_rotated_format(new_format):
+        raise ValueError(
+            f"convert_bounding_box_format: cannot convert between rotated and axis-aligned formats "
+            f"({old_format.value} -> {new_format.value})"
+        )
+    if is_rotated_format(old_format):
+        return convert_rotated(boxes, old_format.value, new_format.value)
     a, b, c, d = boxes.unbind(-1)
     if old_format == BoundingBoxFormat.XYWH:
         x1, y1, x2, y2 = a, b, a + c, b + d
@@ -94,13 +126,38 @@ def convert_bounding_box_format_kernel(
     return torch.stack(out, dim=-1).to(boxes.dtype)
 
 
+def rotated_corners(boxes: torch.Tensor, format: BoundingBoxFormat) -> torch.Tensor:
+    """Rotated boxes as their corners ``[-1, 8]`` (XYXYXYXY), in the boxes' float dtype (float32 for integers)."""
+    work = boxes if boxes.is_floating_point() else boxes.float()
+    return convert_bounding_box_format_kernel(work, format, BoundingBoxFormat.XYXYXYXY).reshape(-1, 8)
+
+
+def finish_rotated(
+    quad: torch.Tensor,
+    format: BoundingBoxFormat,
+    canvas_size: List[int],
+    clamping_mode: Optional[str],
+    like: torch.Tensor,
+    fit: bool = True,
+) -> torch.Tensor:
+    """Moved corners ``[-1, 8]`` back to boxes like ``like``: the rectangle fitted to them (``fit``), clamped to
+    ``canvas_size`` per ``clamping_mode``, in ``format``, ``like``'s shape and dtype."""
+    if fit:
+        quad = fit_rectangle(quad)
+    quad = clamp_corners(quad, canvas_size, clamping_mode)
+    out = convert_bounding_box_format_kernel(quad, BoundingBoxFormat.XYXYXYXY, format)
+    return out.reshape(like.shape).to(like.dtype)
+
+
 def convert_bounding_box_format(
     inpt: torch.Tensor,
     old_format: Optional[BoundingBoxFormat] = None,
     new_format: Optional[BoundingBoxFormat] = None,
     inplace: bool = False,
 ) -> torch.Tensor:
-    """Convert boxes between XYXY, XYWH and CXCYWH. Plain tensors need ``old_format``."""
+    """Convert boxes between XYXY, XYWH and CXCYWH, or between XYWHR, CXCYWHR and XYXYXYXY. Plain tensors need
+    ``old_format``. Integer rotated boxes are converted in float32 and truncated (torchvision raises for most of
+    those conversions)."""
     if new_format is None:
         raise TypeError("convert_bounding_box_format: new_format is required")
     if torch.jit.is_scripting() or is_pure_tensor(inpt):
@@ -128,10 +185,15 @@ def clamp_bounding_boxes_kernel(
     canvas_size: List[int],
     clamping_mode: Optional[str] = "soft",
 ) -> torch.Tensor:
-    """Boxes clipped to the canvas (computed in XYXY, returned in ``format`` and the input dtype)."""
+    """Boxes clipped to the canvas (computed in XYXY, or for rotated formats in XYXYXYXY with torchvision's "soft"
+    and "hard" rules; returned in ``format`` and the input dtype)."""
     if clamping_mode is None:
         return boxes.clone()
-    _check_last_dim(boxes, 4, "clamp_bounding_boxes")
+    check_boxes(boxes, format, "clamp_bounding_boxes")
+    if is_rotated_format(format):
+        corners = convert_bounding_box_format_kernel(boxes, format, BoundingBoxFormat.XYXYXYXY)
+        clamped = clamp_corners(corners, canvas_size, clamping_mode)
+        return convert_bounding_box_format_kernel(clamped, BoundingBoxFormat.XYXYXYXY, format)
     xyxy = convert_bounding_box_format_kernel(boxes.float(), format, BoundingBoxFormat.XYXY)
     limits = torch.tensor(
         [canvas_size[1], canvas_size[0], canvas_size[1], canvas_size[0]], dtype=xyxy.dtype, device=xyxy.device
@@ -158,11 +220,9 @@ def clamp_bounding_boxes(
     return get_kernel(clamp_bounding_boxes, type(inpt))(inpt, clamping_mode=clamping_mode)
 
 
-def _check_clamping_mode(clamping_mode: Optional[str]) -> None:
+def _check_clamping_mode(clamping_mode: Optional[str], op: str = "clamp_bounding_boxes") -> None:
     if clamping_mode is not None and clamping_mode not in ["soft", "hard", "auto"]:
-        raise ValueError(
-            "clamp_bounding_boxes: clamping_mode must be 'soft', 'hard', 'auto' or None, got '" + clamping_mode + "'"
-        )
+        raise ValueError(op + ": clamping_mode must be 'soft', 'hard', 'auto' or None, got '" + clamping_mode + "'")
 
 
 @register_kernel(clamp_bounding_boxes, BoundingBoxes, tv_tensor_wrapper=False)

@@ -11,7 +11,7 @@ import torch
 
 from ...tv_tensors import BoundingBoxes, BoundingBoxFormat, KeyPoints, box_format_from, kind_of, wrap
 from ._dispatch import is_pure_tensor, unwrap
-from ._meta import as_box_format, convert_bounding_box_format_kernel, get_canvas_size
+from ._meta import as_box_format, check_boxes, convert_bounding_box_format_kernel, get_canvas_size, is_rotated_format
 
 
 def sanitize_bounding_boxes_mask(
@@ -21,14 +21,37 @@ def sanitize_bounding_boxes_mask(
     min_size: float = 1.0,
     min_area: float = 1.0,
 ) -> torch.Tensor:
-    """Which boxes ``[N, 4]`` to keep: width and height at least ``min_size``, area at least ``min_area``, and
-    every corner on the canvas (0 <= x <= width, 0 <= y <= height)."""
+    """Which boxes ``[N, K]`` to keep: width and height at least ``min_size``, area at least ``min_area``, and
+    every corner on the canvas (0 <= x <= width, 0 <= y <= height). Rotated boxes follow torchvision's rules
+    for them (``_rotated_mask``)."""
+    check_boxes(bounding_boxes, format, "sanitize_bounding_boxes")
+    if is_rotated_format(format):
+        return _rotated_mask(bounding_boxes, format, canvas_size, min_size, min_area)
     # Converted in the boxes' own dtype first: integer CXCYWH boxes round their corners as torchvision does.
     xyxy = convert_bounding_box_format_kernel(bounding_boxes, format, BoundingBoxFormat.XYXY).float()
     widths, heights = xyxy[..., 2] - xyxy[..., 0], xyxy[..., 3] - xyxy[..., 1]
     valid = (widths >= min_size) & (heights >= min_size) & (widths * heights >= min_area)
     inside = (xyxy[..., 0] >= 0) & (xyxy[..., 1] >= 0) & (xyxy[..., 2] <= canvas_size[1])
     return valid & inside & (xyxy[..., 3] <= canvas_size[0])
+
+
+def _rotated_mask(
+    bounding_boxes: torch.Tensor,
+    format: BoundingBoxFormat,
+    canvas_size: List[int],
+    min_size: float,
+    min_area: float,
+) -> torch.Tensor:
+    # torchvision 0.29.1's rules for rotated boxes, on the corners: the first side's length is the width; the
+    # "height" it measures is the distance between (y2, x3) and (y3, x4) (its index pattern, kept for parity);
+    # every coordinate must be >= 0, every x <= W and every y <= H.
+    c = convert_bounding_box_format_kernel(bounding_boxes, format, BoundingBoxFormat.XYXYXYXY)
+    widths = torch.sqrt((c[..., 0] - c[..., 2]).pow(2) + (c[..., 1] - c[..., 3]).pow(2))
+    heights = torch.sqrt((c[..., 3] - c[..., 5]).pow(2) + (c[..., 4] - c[..., 6]).pow(2))
+    valid = (widths >= min_size) & (heights >= min_size) & (c >= 0).all(dim=-1) & (widths * heights >= min_area)
+    inside_x = (c[..., 0::2] <= canvas_size[1]).all(dim=-1)
+    inside_y = (c[..., 1::2] <= canvas_size[0]).all(dim=-1)
+    return valid & inside_x & inside_y
 
 
 def sanitize_keypoints_mask(keypoints: torch.Tensor, canvas_size: List[int]) -> torch.Tensor:

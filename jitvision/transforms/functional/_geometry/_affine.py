@@ -17,7 +17,17 @@ import torch
 
 from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
 from .._dispatch import get_kernel, is_pure_tensor, register_kernel, unwrap
-from .._meta import as_box_format, clamp_bounding_boxes_kernel, convert_bounding_box_format_kernel, get_canvas_size
+from .._meta import (
+    as_box_format,
+    check_boxes,
+    clamp_bounding_boxes_kernel,
+    convert_bounding_box_format_kernel,
+    finish_rotated,
+    get_canvas_size,
+    is_rotated_format,
+    rotated_corners,
+)
+from .._rotated import fit_rectangle
 from ._interpolation import InterpolationMode, check_interpolation, pil_resample_code
 from ._warp import (
     FillType,
@@ -94,13 +104,17 @@ def affine_bounding_boxes_matrix(
     forward: torch.Tensor,
     clamping_mode: Optional[str] = "soft",
     shift: Optional[torch.Tensor] = None,
+    op: str = "affine",
 ) -> torch.Tensor:
     """Boxes ``[..., 4]`` replaced by the axis-aligned box around their four corners moved by ``forward``
     (``[2, 3]``, or ``[N, 2, 3]`` for ``[N, 4]`` boxes) and ``-shift``, clamped to ``canvas_size`` (the output
-    canvas) per ``clamping_mode``."""
+    canvas) per ``clamping_mode``. Rotated boxes: the rectangle fitted to their moved corners (torchvision's)."""
+    check_boxes(bounding_boxes, format, op)
     if bounding_boxes.numel() == 0:
         return bounding_boxes.clone()
     dtype = bounding_boxes.dtype if bounding_boxes.is_floating_point() else torch.float32
+    if is_rotated_format(format):
+        return _affine_rotated_boxes(bounding_boxes, format, canvas_size, forward, clamping_mode, shift, dtype)
     xyxy = convert_bounding_box_format_kernel(bounding_boxes.to(dtype), format, BoundingBoxFormat.XYXY)
     xyxy = xyxy.reshape(-1, 4)
     xs = torch.stack([xyxy[:, 0], xyxy[:, 2], xyxy[:, 2], xyxy[:, 0]], dim=-1)
@@ -114,6 +128,27 @@ def affine_bounding_boxes_matrix(
     out = clamp_bounding_boxes_kernel(out, BoundingBoxFormat.XYXY, canvas_size, clamping_mode)
     out = convert_bounding_box_format_kernel(out, BoundingBoxFormat.XYXY, format)
     return out.reshape(bounding_boxes.shape).to(bounding_boxes.dtype)
+
+
+def _affine_rotated_boxes(
+    bounding_boxes: torch.Tensor,
+    format: BoundingBoxFormat,
+    canvas_size: List[int],
+    forward: torch.Tensor,
+    clamping_mode: Optional[str],
+    shift: Optional[torch.Tensor],
+    dtype: torch.dtype,
+) -> torch.Tensor:
+    """Rotated boxes: the four corners moved, the rectangle refitted to them, shifted by ``-shift``, clamped."""
+    corners = rotated_corners(bounding_boxes, format).to(dtype)
+    xs, ys = corners[:, 0::2], corners[:, 1::2]
+    a, b, c, d, e, f = _matrix_entries(forward, dtype)
+    quad = torch.stack([a * xs + b * ys + c, d * xs + e * ys + f], dim=-1).reshape(-1, 8)
+    quad = fit_rectangle(quad)
+    if shift is not None:
+        s = shift.to(dtype).reshape(-1, 2)
+        quad = quad - torch.cat([s, s, s, s], dim=-1)
+    return finish_rotated(quad, format, canvas_size, clamping_mode, bounding_boxes, fit=False)
 
 
 def corner_shift(forward: torch.Tensor, canvas_size: List[int]) -> torch.Tensor:
@@ -520,7 +555,7 @@ def rotate_bounding_boxes(
     format = as_box_format(format, "rotate")
     forward, shift, new_canvas = _rotate_points_setup(angle, canvas_size, expand, center, bounding_boxes.device)
     out = affine_bounding_boxes_matrix(
-        bounding_boxes, format, [new_canvas[0], new_canvas[1]], forward, clamping_mode, shift
+        bounding_boxes, format, [new_canvas[0], new_canvas[1]], forward, clamping_mode, shift, "rotate"
     )
     return out, new_canvas
 

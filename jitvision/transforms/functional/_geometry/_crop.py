@@ -25,7 +25,8 @@ from .._dispatch import (
     register_kernel,
     unwrap,
 )
-from .._meta import as_box_format, clamp_bounding_boxes_kernel, get_canvas_size
+from .._meta import as_box_format, check_boxes, clamp_bounding_boxes_kernel, get_canvas_size
+from .._rotated import fit_rectangle
 from ._pad import translate_boxes
 
 
@@ -81,9 +82,18 @@ def crop_bounding_boxes(
 ) -> Tuple[torch.Tensor, Tuple[int, int]]:
     check_crop_size(height, width, "crop")
     format = as_box_format(format, "crop")
+    check_boxes(bounding_boxes, format, "crop")
     offset = torch.tensor([-left, -top], device=bounding_boxes.device)
-    moved = translate_boxes(bounding_boxes, format, offset)
+    moved = crop_translate(bounding_boxes, format, offset)
     return clamp_bounding_boxes_kernel(moved, format, [height, width], clamping_mode), (height, width)
+
+
+def crop_translate(boxes: torch.Tensor, format: BoundingBoxFormat, offset_xy: torch.Tensor) -> torch.Tensor:
+    """Boxes moved by ``offset_xy`` for a crop: as torchvision, XYXYXYXY boxes are then refitted to a rectangle."""
+    moved = translate_boxes(boxes, format, offset_xy)
+    if format == BoundingBoxFormat.XYXYXYXY:
+        moved = fit_rectangle(moved)
+    return moved
 
 
 def crop_keypoints(
@@ -349,7 +359,7 @@ for _kind in (Image, Video, Mask):
 @register_kernel(crop_at, BoundingBoxes, tv_tensor_wrapper=False)
 def _crop_at_bounding_boxes(inpt: torch.Tensor, top_left: torch.Tensor, height: int, width: int) -> torch.Tensor:
     format = box_format_from(inpt.format)
-    moved = translate_boxes(unwrap(inpt), format, -top_left.flip(-1))
+    moved = crop_translate(unwrap(inpt), format, -top_left.flip(-1))
     out = clamp_bounding_boxes_kernel(moved, format, [height, width], inpt.clamping_mode)
     return wrap(out, like=inpt, canvas_size=(height, width))
 

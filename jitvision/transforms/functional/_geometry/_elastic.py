@@ -17,7 +17,14 @@ import torch
 
 from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
 from .._dispatch import get_kernel, is_pure_tensor, register_kernel, unwrap
-from .._meta import as_box_format, clamp_bounding_boxes_kernel, convert_bounding_box_format_kernel, get_canvas_size
+from .._meta import (
+    as_box_format,
+    check_boxes,
+    clamp_bounding_boxes_kernel,
+    convert_bounding_box_format_kernel,
+    get_canvas_size,
+    is_rotated_format,
+)
 from ._interpolation import InterpolationMode
 from ._warp import FillType, fill_as_list, grid_mode, sample_grid, warp_dtype
 
@@ -133,9 +140,19 @@ def elastic_bounding_boxes_field(
     clamping_mode: Optional[str] = "soft",
 ) -> torch.Tensor:
     """Boxes around their four corners moved by the field, clamped to the canvas."""
+    check_boxes(bounding_boxes, format, "elastic")
     if bounding_boxes.numel() == 0:
         return bounding_boxes.clone()
     dtype = bounding_boxes.dtype if bounding_boxes.is_floating_point() else torch.float32
+    if is_rotated_format(format):
+        # As torchvision: only the center moves; width, height and angle stay.
+        work = bounding_boxes if bounding_boxes.is_floating_point() else bounding_boxes.float()
+        centered = convert_bounding_box_format_kernel(work, format, BoundingBoxFormat.CXCYWHR).reshape(-1, 5)
+        moved = _inverse_lookup(centered[:, :2].ceil().reshape(-1, 1, 2), canvas_size, displacement, dtype)
+        out = torch.cat([moved.reshape(-1, 2).to(centered.dtype), centered[:, 2:]], dim=1)
+        out = clamp_bounding_boxes_kernel(out, BoundingBoxFormat.CXCYWHR, canvas_size, clamping_mode)
+        out = convert_bounding_box_format_kernel(out, BoundingBoxFormat.CXCYWHR, format)
+        return out.reshape(bounding_boxes.shape).to(bounding_boxes.dtype)
     xyxy = convert_bounding_box_format_kernel(bounding_boxes, format, BoundingBoxFormat.XYXY).reshape(-1, 4)
     xs = torch.stack([xyxy[:, 0], xyxy[:, 2], xyxy[:, 2], xyxy[:, 0]], dim=-1)
     ys = torch.stack([xyxy[:, 1], xyxy[:, 1], xyxy[:, 3], xyxy[:, 3]], dim=-1)

@@ -1,5 +1,6 @@
 """horizontal_flip and vertical_flip: kernels per kind and their functionals."""
 
+import math
 from typing import List
 
 import PIL.Image
@@ -16,7 +17,7 @@ from ....tv_tensors import (
     wrap,
 )
 from .._dispatch import get_kernel, is_pure_tensor, register_kernel, unwrap
-from .._meta import as_box_format, get_canvas_size
+from .._meta import as_box_format, check_boxes, get_canvas_size, is_rotated_format
 
 
 def _check_rank(image: torch.Tensor, op: str) -> None:
@@ -58,8 +59,37 @@ def vertical_flip_image_pil(image: PIL.Image.Image) -> PIL.Image.Image:
     return image.transpose(PIL.Image.Transpose.FLIP_TOP_BOTTOM)
 
 
+def _flip_rotated(boxes: torch.Tensor, format: BoundingBoxFormat, extent: int, axis: int) -> torch.Tensor:
+    # The mirrored box keeps its corners' roles as torchvision orders them: XYXYXYXY swaps corners 1<->2 and
+    # 3<->4; XYWHR's first corner becomes the mirror of its second, and the angle turns to -r (horizontal) or
+    # 180 - r (vertical).
+    columns: List[torch.Tensor] = list(boxes.unbind(-1))
+    if format == BoundingBoxFormat.XYXYXYXY:
+        for i in range(axis, 8, 2):
+            columns[i] = extent - columns[i]
+        order = [2, 3, 0, 1, 6, 7, 4, 5]
+        return torch.stack([columns[i] for i in order], dim=-1)
+    angle = columns[4]
+    if format == BoundingBoxFormat.XYWHR:
+        rad = angle.mul(math.pi).div(180)
+        if axis == 0:
+            columns[0] = extent - (columns[0] + columns[2] * rad.cos())
+            columns[1] = columns[1] - columns[2] * rad.sin()
+        else:
+            columns[1] = extent - (columns[1] - columns[2] * rad.sin())
+            columns[0] = columns[0] + columns[2] * rad.cos()
+    else:  # CXCYWHR: the center mirrors
+        columns[axis] = extent - columns[axis]
+    columns[4] = angle.neg() if axis == 0 else angle.neg() + 180
+    return torch.stack(columns, dim=-1).to(boxes.dtype)
+
+
 def _flip_boxes(boxes: torch.Tensor, format: BoundingBoxFormat, extent: int, axis: int) -> torch.Tensor:
     # axis 0 flips x (horizontal), axis 1 flips y (vertical).
+    op = "horizontal_flip" if axis == 0 else "vertical_flip"
+    check_boxes(boxes, format, op)
+    if is_rotated_format(format):
+        return _flip_rotated(boxes, format, extent, axis)
     lo, hi = axis, axis + 2
     if format == BoundingBoxFormat.XYXY:
         mirrored_lo = extent - boxes[..., hi]

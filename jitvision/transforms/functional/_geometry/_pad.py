@@ -15,7 +15,7 @@ import torch.nn.functional as torch_functional
 
 from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
 from .._dispatch import get_kernel, is_pure_tensor, register_kernel, unwrap
-from .._meta import as_box_format, clamp_bounding_boxes_kernel, get_canvas_size
+from .._meta import as_box_format, check_boxes, clamp_bounding_boxes_kernel, get_canvas_size
 
 _PADDING_MODES = ["constant", "edge", "reflect", "symmetric"]
 
@@ -230,6 +230,11 @@ def translate_boxes(boxes: torch.Tensor, format: BoundingBoxFormat, offset_xy: t
     offset = offset_xy.to(boxes.dtype)  # [2], or [R, 2]: one offset per row of boxes
     if format == BoundingBoxFormat.XYXY:
         offset = torch.cat([offset, offset], dim=-1)
+    elif format == BoundingBoxFormat.XYXYXYXY:
+        offset = torch.cat([offset, offset, offset, offset], dim=-1)
+    elif format == BoundingBoxFormat.XYWHR or format == BoundingBoxFormat.CXCYWHR:
+        zero = torch.zeros_like(offset)
+        offset = torch.cat([offset, zero, zero[..., :1]], dim=-1)
     else:
         offset = torch.cat([offset, torch.zeros_like(offset)], dim=-1)
     return boxes + offset
@@ -247,6 +252,7 @@ def pad_bounding_boxes(
         raise ValueError(f"pad: bounding boxes only support padding_mode='constant', got '{padding_mode}'")
     left, right, top, bottom = _parse_pad_padding(padding)
     format = as_box_format(format, "pad")
+    check_boxes(bounding_boxes, format, "pad")
     moved = translate_boxes(bounding_boxes, format, torch.tensor([left, top], device=bounding_boxes.device))
     height, width = canvas_size[0] + top + bottom, canvas_size[1] + left + right
     return clamp_bounding_boxes_kernel(moved, format, [height, width], clamping_mode), (height, width)

@@ -19,7 +19,16 @@ import torch
 
 from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
 from .._dispatch import get_kernel, is_pure_tensor, is_tracing, register_kernel, unwrap
-from .._meta import as_box_format, clamp_bounding_boxes_kernel, convert_bounding_box_format_kernel, get_canvas_size
+from .._meta import (
+    as_box_format,
+    check_boxes,
+    clamp_bounding_boxes_kernel,
+    convert_bounding_box_format_kernel,
+    finish_rotated,
+    get_canvas_size,
+    is_rotated_format,
+    rotated_corners,
+)
 from ._affine import pil_fill
 from ._interpolation import InterpolationMode, check_interpolation, pil_resample_code
 from ._warp import (
@@ -177,9 +186,15 @@ def perspective_bounding_boxes_coefficients(
     clamping_mode: Optional[str] = "soft",
 ) -> torch.Tensor:
     """Boxes around their four corners moved by the inverse of ``coefficients``, clamped to the canvas."""
+    check_boxes(bounding_boxes, format, "perspective")
     if bounding_boxes.numel() == 0:
         return bounding_boxes.clone()
     dtype = bounding_boxes.dtype if bounding_boxes.is_floating_point() else torch.float32
+    if is_rotated_format(format):
+        # Rotated boxes: the corners moved, the rectangle refitted to them and clamped, as torchvision does.
+        corners = rotated_corners(bounding_boxes, format).to(dtype).reshape(-1, 4, 2)
+        quad = _move_points(corners, inverse_coefficients(coefficients)).reshape(-1, 8)
+        return finish_rotated(quad, format, canvas_size, clamping_mode, bounding_boxes)
     # As torchvision: the format conversion runs in the boxes' own dtype, the corners in float.
     xyxy = convert_bounding_box_format_kernel(bounding_boxes, format, BoundingBoxFormat.XYXY).reshape(-1, 4)
     xyxy = xyxy.to(dtype)

@@ -18,7 +18,7 @@ from torch.nn.functional import interpolate
 from .... import _native
 from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
 from .._dispatch import call_custom_op, get_kernel, is_pure_tensor, is_tracing, register_kernel, unwrap
-from .._meta import as_box_format, get_canvas_size
+from .._meta import as_box_format, check_boxes, finish_rotated, get_canvas_size, is_rotated_format, rotated_corners
 from ._interpolation import InterpolationMode, check_interpolation, pil_resample_code
 
 # ---- output size ------------------------------------------------------------------------------------------
@@ -376,12 +376,20 @@ def resize_bounding_boxes(
     clamping_mode: Optional[str] = "soft",
 ) -> Tuple[torch.Tensor, Tuple[int, int]]:
     """Scale boxes to the resized canvas; returns (boxes, new canvas_size). Axis-aligned boxes are not clamped
-    (as in torchvision 0.29): scaling keeps boxes that were inside the canvas inside it."""
-    as_box_format(format, "resize")  # unused by the scaling, but a bad format is still an error
+    (as in torchvision 0.29): scaling keeps boxes that were inside the canvas inside it. Rotated boxes are scaled
+    by their corners, refitted to a rectangle and clamped per ``clamping_mode``, as torchvision does."""
+    format = as_box_format(format, "resize")
+    check_boxes(bounding_boxes, format, "resize")
     new_size = _compute_resized_output_size(canvas_size, size, max_size, "resize")
     new_canvas = (new_size[0], new_size[1])
     if new_size[0] == canvas_size[0] and new_size[1] == canvas_size[1]:
         return bounding_boxes, new_canvas
+    if is_rotated_format(format):
+        # Rotated boxes: the corners scaled, the rectangle refitted and clamped, as torchvision does.
+        corners = rotated_corners(bounding_boxes, format) * _scale_factors(
+            canvas_size, new_size, 4, bounding_boxes.device
+        )
+        return finish_rotated(corners, format, new_size, clamping_mode, bounding_boxes), new_canvas
     ratios = _scale_factors(canvas_size, new_size, 2, bounding_boxes.device)
     return bounding_boxes.mul(ratios).to(bounding_boxes.dtype), new_canvas
 

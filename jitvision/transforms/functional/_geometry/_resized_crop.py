@@ -18,8 +18,16 @@ import torch
 from .... import _native
 from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
 from .._dispatch import call_custom_op, get_kernel, is_pure_tensor, register_kernel, unwrap
-from .._meta import as_box_format, convert_bounding_box_format_kernel
-from ._crop import crop_image
+from .._meta import (
+    as_box_format,
+    check_boxes,
+    convert_bounding_box_format_kernel,
+    finish_rotated,
+    is_rotated_format,
+    rotated_corners,
+)
+from .._rotated import clamp_corners_to
+from ._crop import crop_bounding_boxes, crop_image, crop_translate
 from ._interpolation import InterpolationMode, check_interpolation
 from ._resize import _compute_resized_output_size, _resize_image, _resize_image_pil, _resize_mask
 
@@ -46,6 +54,8 @@ def _crop_resize_boxes(
     torchvision's crop, then scaled to ``size``."""
     # ``box`` is [4], or [R, 4] with one crop per row of ``boxes`` (a batch): everything below broadcasts.
     top, left, height, width = box[..., 0], box[..., 1], box[..., 2], box[..., 3]
+    if is_rotated_format(format):
+        return _crop_resize_rotated(boxes, format, box, size, clamping_mode)
     if format == BoundingBoxFormat.XYXY:
         offset = torch.stack([left, top, left, top], dim=-1)
     else:
@@ -60,6 +70,29 @@ def _crop_resize_boxes(
         boxes = convert_bounding_box_format_kernel(xyxy, BoundingBoxFormat.XYXY, format).to(boxes.dtype)
     target = torch.tensor([size[1], size[0], size[1], size[0]], dtype=torch.float32, device=boxes.device)
     return boxes.mul(target / crop_wh.float()).to(boxes.dtype)
+
+
+def _crop_resize_rotated(
+    boxes: torch.Tensor,
+    format: BoundingBoxFormat,
+    box: torch.Tensor,
+    size: List[int],
+    clamping_mode: Optional[str],
+) -> torch.Tensor:
+    """Rotated boxes: torchvision's crop (shift, refit XYXYXYXY, clamp to the crop), then its resize (corners
+    scaled, refitted and clamped to ``size``). torchvision skips the resize step when ``size`` is the crop's size;
+    with a tensor box that is not known here, and the second refit and clamp then move corners by float rounding
+    only."""
+    moved = crop_translate(boxes, format, -torch.stack([box[..., 1], box[..., 0]], dim=-1))
+    crop_hw = box[..., 2:4]
+    cropped = clamp_corners_to(rotated_corners(moved, format), crop_hw, clamping_mode)
+    # torchvision converts back to the format (and dtype) between its crop and its resize steps.
+    cropped = convert_bounding_box_format_kernel(cropped, BoundingBoxFormat.XYXYXYXY, format).to(boxes.dtype)
+    crop_wh = torch.stack([box[..., 3], box[..., 2]], dim=-1).float()
+    crop_wh = torch.cat([crop_wh, crop_wh, crop_wh, crop_wh], dim=-1)
+    target = torch.tensor([size[1], size[0]] * 4, dtype=torch.float32, device=boxes.device)
+    corners = rotated_corners(cropped, format) * (target / crop_wh).reshape(-1, 8)
+    return finish_rotated(corners, format, size, clamping_mode, boxes)
 
 
 def _crop_resize_keypoints(keypoints: torch.Tensor, box: torch.Tensor, size: List[int]) -> torch.Tensor:
@@ -149,6 +182,10 @@ def resized_crop_bounding_boxes(
     new_size = _compute_resized_output_size([height, width], size, None, "resized_crop")
     box = _box_tensor(top, left, height, width, bounding_boxes.device)
     format = as_box_format(format, "resized_crop")
+    check_boxes(bounding_boxes, format, "resized_crop")
+    if is_rotated_format(format) and new_size[0] == height and new_size[1] == width:
+        # As torchvision: its resize step returns rotated boxes unchanged when the size does not change.
+        return crop_bounding_boxes(bounding_boxes, format, top, left, height, width, clamping_mode)
     out = _crop_resize_boxes(bounding_boxes, format, box, new_size, clamping_mode)
     return out, (new_size[0], new_size[1])
 

@@ -1,0 +1,115 @@
+"""ConvertBoundingBoxFormat, ClampBoundingBoxes, ClampKeyPoints, SetClampingMode: box and keypoint metadata steps.
+
+They act on ``BoundingBoxes`` (``KeyPoints`` for ``ClampKeyPoints``), ours or torchvision's; every other leaf,
+plain tensors included, passes through, as in torchvision. TorchScript has no tv_tensors, so the scripted class
+returns its (plain tensor) input unchanged: the same thing the eager class does with a plain tensor.
+"""
+
+from typing import Any, Dict, List, Optional, Union
+
+import torch
+
+from ..tv_tensors import BoundingBoxes, BoundingBoxFormat, KeyPoints, box_format_from, kind_of, wrap
+from ._transform import Transform
+from .functional import _meta as F_meta
+from .functional._dispatch import is_pure_tensor, unwrap
+
+
+class _MetadataTransform(Transform):
+    """Transforms only leaves of one tv_tensor kind (``_kind``); the rest pass through."""
+
+    _kind: type = BoundingBoxes
+
+    @torch.jit.unused
+    def _needs_transform_list(self, flat_inputs: List[Any]) -> List[bool]:
+        return [
+            isinstance(inpt, torch.Tensor) and not is_pure_tensor(inpt) and kind_of(type(inpt)) is self._kind
+            for inpt in flat_inputs
+        ]
+
+    @torch.jit.unused
+    def make_params(self, flat_inputs: List[Any]) -> Dict[str, Any]:
+        return {}
+
+    @torch.jit.unused
+    def make_batch_params(self, flat_inputs: List[Any], batch_size: int) -> Dict[str, Any]:
+        return {}
+
+    def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        if torch.jit.is_scripting():
+            return inpt
+        return self._apply_eager(inpt)
+
+    @torch.jit.unused
+    def _apply_eager(self, inpt: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+
+class ConvertBoundingBoxFormat(_MetadataTransform):
+    """Convert ``BoundingBoxes`` to ``format`` (a ``BoundingBoxFormat`` or its name, any case). Axis-aligned and
+    rotated formats do not convert into each other (a ValueError, as in torchvision)."""
+
+    def __init__(self, format: Union[str, BoundingBoxFormat]) -> None:
+        super().__init__()
+        self.format = box_format_from(format, "ConvertBoundingBoxFormat")
+
+    @torch.jit.unused
+    def _apply_eager(self, inpt: torch.Tensor) -> torch.Tensor:
+        old = box_format_from(inpt.format)
+        if F_meta.is_rotated_format(old) != F_meta.is_rotated_format(self.format):
+            raise ValueError(
+                f"ConvertBoundingBoxFormat: cannot convert between rotated and axis-aligned formats "
+                f"({old.name} -> {self.format.name})"
+            )
+        return F_meta.convert_bounding_box_format(inpt, new_format=self.format)
+
+    def extra_repr(self) -> str:
+        return f"format={self.format.name}"
+
+
+class ClampBoundingBoxes(_MetadataTransform):
+    """Clamp ``BoundingBoxes`` to their canvas. ``clamping_mode`` "auto" (default) uses each boxes' own
+    ``clamping_mode``; "soft", "hard" or None override it."""
+
+    def __init__(self, clamping_mode: Optional[str] = "auto") -> None:
+        super().__init__()
+        F_meta._check_clamping_mode(clamping_mode, "ClampBoundingBoxes")
+        self.clamping_mode = clamping_mode
+
+    @torch.jit.unused
+    def _apply_eager(self, inpt: torch.Tensor) -> torch.Tensor:
+        return F_meta.clamp_bounding_boxes(inpt, clamping_mode=self.clamping_mode)
+
+    def extra_repr(self) -> str:
+        return f"clamping_mode={self.clamping_mode!r}"
+
+
+class ClampKeyPoints(_MetadataTransform):
+    """Clamp ``KeyPoints`` to the pixels of their canvas (x in [0, W - 1], y in [0, H - 1])."""
+
+    _kind = KeyPoints
+
+    def __init__(self) -> None:
+        super().__init__()
+
+    @torch.jit.unused
+    def _apply_eager(self, inpt: torch.Tensor) -> torch.Tensor:
+        return F_meta.clamp_keypoints(inpt)
+
+
+class SetClampingMode(_MetadataTransform):
+    """Set the ``clamping_mode`` ("soft", "hard" or None) of ``BoundingBoxes``: the boxes are copied, their values
+    unchanged; later geometric transforms clamp them per this mode."""
+
+    def __init__(self, clamping_mode: Optional[str]) -> None:
+        super().__init__()
+        if clamping_mode not in (None, "soft", "hard"):
+            raise ValueError(f"SetClampingMode: clamping_mode must be 'soft', 'hard' or None, got {clamping_mode!r}")
+        self.clamping_mode = clamping_mode
+
+    @torch.jit.unused
+    def _apply_eager(self, inpt: torch.Tensor) -> torch.Tensor:
+        return wrap(unwrap(inpt).clone(), like=inpt, clamping_mode=self.clamping_mode)
+
+    def extra_repr(self) -> str:
+        return f"clamping_mode={self.clamping_mode!r}"
