@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test sanitize fuzz lint bench audit clean
+.PHONY: demo test sanitize fuzz lint bench audit deploy clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,11 @@ test: $(STAMP)
 sanitize: $(STAMP)
 	@gcc -print-file-name=libasan.so | grep -q / || { echo "make sanitize: gcc's libasan is missing"; exit 1; }
 	$(PY) tests/run_sanitized.py
+
+# The C++ deployment example (examples/deploy): build it against the installed torch wheel's libtorch, export both
+# presets (TorchScript, AOTInductor default and strict) and run them from C++, timed against torchvision's eager.
+deploy: $(STAMP)
+	$(PY) examples/deploy/export.py --bench
 
 # The property-based suite with a long budget (make test runs a small one): FUZZ_EXAMPLES examples per op.
 FUZZ_EXAMPLES ?= 400
