@@ -115,14 +115,17 @@ def run_binary(binary: Path, kind: str, artifact: Path, raw: Path, *extra: str, 
     return result.stdout
 
 
-def torchvision_eager_us(preset: str) -> float:
-    import torchvision.transforms.v2 as tv
+def eager_us(preset: str, library: str = "torchvision") -> float:
+    """Median time of one eager call of the preset in this process (1 thread), ``library`` torchvision or jitvision."""
     from torch.utils.benchmark import Timer
 
+    if library == "torchvision":
+        import torchvision.transforms.v2 as ns
+    else:
+        import jitvision.transforms as ns
     torch.set_num_threads(1)
-    fn, x = pipeline(preset, tv), image(preset)
-    times = [Timer("f(x)", globals={"f": fn, "x": x}).blocked_autorange(min_run_time=0.5).median for _ in range(5)]
-    return sorted(times)[len(times) // 2] * 1e6
+    fn, x = pipeline(preset, ns), image(preset)
+    return Timer("f(x)", globals={"f": fn, "x": x}).blocked_autorange(min_run_time=0.5).median * 1e6
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -130,6 +133,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--out", default=str(ROOT / "build" / "deploy" / "artifacts"))
     parser.add_argument("--presets", default="train,infer")
     parser.add_argument("--bench", action="store_true", help="time each runtime in C++ against torchvision eager")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds (--bench)")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(HERE))
     from build import build
@@ -138,18 +142,25 @@ def main(argv: Optional[List[str]] = None) -> int:
     binary = build()
     paths = export_all(Path(args.out), presets)
     for preset in presets:
-        reference = torchvision_eager_us(preset) if args.bench else None
-        if reference is not None:
-            print(f"{preset:5s} {'torchvision eager':12s} {reference:8.1f} us (Python, 1 thread)", flush=True)
-        for kind in KINDS:
-            bench = ["--bench", "200"] if args.bench else []
-            artifact, raw = paths[f"{preset}.{kind}"], paths[f"{preset}.raw"]
-            out = run_binary(binary, kind, artifact, raw, "--calls", "1", *bench, native=kind != "portable")
-            if reference is None:
+        if not args.bench:
+            for kind in KINDS:
+                artifact, raw = paths[f"{preset}.{kind}"], paths[f"{preset}.raw"]
+                run_binary(binary, kind, artifact, raw, "--calls", "1", native=kind != "portable")
                 print(f"{preset:5s} {kind:12s} ok", flush=True)
-            else:
-                us = float(out.split()[-1])
-                print(f"{preset:5s} {kind:12s} {us:8.1f} us  {us / reference:.2f}x torchvision eager", flush=True)
+            continue
+        # Interleaved rounds (the shared machine drifts): each round times every variant once; medians over rounds.
+        times: Dict[str, List[float]] = {}
+        for _ in range(args.rounds):
+            for library in ("torchvision", "jitvision"):
+                times.setdefault(f"{library} eager (Python)", []).append(eager_us(preset, library))
+            for kind in KINDS:
+                artifact, raw = paths[f"{preset}.{kind}"], paths[f"{preset}.raw"]
+                out = run_binary(binary, kind, artifact, raw, "--bench", "100", native=kind != "portable")
+                times.setdefault(f"C++ {kind}", []).append(float(out.split()[-1]))
+        median = {name: sorted(t)[len(t) // 2] for name, t in times.items()}
+        reference = median["torchvision eager (Python)"]
+        for name, us in median.items():
+            print(f"{preset:5s} {name:28s} {us:8.1f} us  {us / reference:5.2f}x torchvision eager", flush=True)
     return 0
 
 
