@@ -19,7 +19,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m ruff check jitvision tests
-	$(PY) -m pytest -n 2 -q
+	$(PY) -m pytest -n 2 --dist loadgroup -q
 	$(MAKE) sanitize
 
 # The native kernel built with ASan + UBSan into build/sanitize (not over jitvision/_C*.so), and its tests run

@@ -21,6 +21,9 @@ import export as deploy_export  # noqa: E402
 
 import build as deploy_build  # noqa: E402
 
+# One xdist worker builds the artifacts (make test runs pytest -n 2 --dist loadgroup): a module fixture per worker
+# would compile the AOTInductor packages twice.
+pytestmark = pytest.mark.xdist_group("deploy_cpp")
 SEED = 1234
 SMALL = {"train": (64, 72), "infer": (240, 300)}  # small inputs: the pipelines crop or resize to 224 anyway
 

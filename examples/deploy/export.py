@@ -165,4 +165,5 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))  # this checkout's jitvision (run as a script, sys.path[0] is examples/deploy)
     sys.exit(main())
