@@ -134,13 +134,19 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--presets", default="train,infer")
     parser.add_argument("--bench", action="store_true", help="time each runtime in C++ against torchvision eager")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds (--bench)")
+    parser.add_argument("--reuse", action="store_true", help="reuse the artifacts already in --out (no export)")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(HERE))
     from build import build
 
     presets = args.presets.split(",")
     binary = build()
-    paths = export_all(Path(args.out), presets)
+    if args.reuse:
+        suffix = {"script": ".pt", "portable": ".pt", "aoti": ".pt2", "aoti-strict": ".pt2"}
+        paths = {f"{p}.{k}": Path(args.out) / f"{p}.{k}{suffix[k]}" for p in presets for k in KINDS}
+        paths.update({f"{p}.raw": Path(args.out) / f"{p}.raw" for p in presets})
+    else:
+        paths = export_all(Path(args.out), presets)
     for preset in presets:
         if not args.bench:
             for kind in KINDS:
