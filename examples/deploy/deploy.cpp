@@ -14,6 +14,7 @@
 // --out PREFIX  writes the output of call i to PREFIX<i>.raw (i = 0..N-1, N = --calls, default 1).
 // --seed S      torch::manual_seed(S) before the first call (random pipelines draw from torch's global RNG).
 // --bench ITERS prints "us_per_call <median over 7 rounds of ITERS calls>" after the calls.
+// --jit-optimize 0|1  TorchScript's graph executor optimizations (profiling, specialisation; default 1).
 //
 // Raw tensor format (little endian): "JVT1", int32 dtype (0 uint8, 1 float32), int32 ndim, int64 sizes[ndim],
 // then the contiguous data.
@@ -79,6 +80,7 @@ void write_raw(const std::string& path, const at::Tensor& tensor) {
 int run(int argc, char** argv) {
   std::string native_lib, script, aoti, input, out_prefix;
   int64_t calls = 1, seed = -1, bench = 0;
+  bool jit_optimize = true;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&]() -> std::string {
@@ -93,6 +95,7 @@ int run(int argc, char** argv) {
     else if (arg == "--calls") calls = std::stoll(value());
     else if (arg == "--seed") seed = std::stoll(value());
     else if (arg == "--bench") bench = std::stoll(value());
+    else if (arg == "--jit-optimize") jit_optimize = value() != "0";
     else throw std::runtime_error("unknown argument " + arg);
   }
   if (script.empty() == aoti.empty() || input.empty()) {
@@ -109,6 +112,7 @@ int run(int argc, char** argv) {
   std::unique_ptr<torch::jit::Module> module;
   std::unique_ptr<torch::inductor::AOTIModelPackageLoader> loader;
   if (!script.empty()) {
+    torch::jit::setGraphExecutorOptimize(jit_optimize);
     module = std::make_unique<torch::jit::Module>(torch::jit::load(script));
     module->eval();
     pipeline = [&](const at::Tensor& x) { return module->forward({x}).toTensor(); };
