@@ -22,7 +22,7 @@ test: $(STAMP)
 	$(PY) -m pytest -n 2 --dist loadgroup -q
 	$(MAKE) sanitize
 
-# The native kernel built with ASan + UBSan into build/sanitize (not over jitvision/_C*.so), and its tests run
+# The native kernel built with ASan + UBSan into build/sanitize (not over jitvision/lib/libjitvision_native.so), and its tests run
 # against it (tests/run_sanitized.py). gcc ships libasan/libubsan (Debian/Ubuntu: libgcc-N-dev, pulled in by gcc).
 sanitize: $(STAMP)
 	@gcc -print-file-name=libasan.so | grep -q / || { echo "make sanitize: gcc's libasan is missing"; exit 1; }
