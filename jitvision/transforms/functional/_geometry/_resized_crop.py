@@ -4,7 +4,7 @@ Two ways in:
 - ``resized_crop(inpt, top, left, height, width, size, ...)`` with Python ints (eager, TorchScript), as in
   torchvision;
 - ``resized_crop_at(inpt, box, size, ...)`` with ``box`` an int64 tensor ``[top, left, height, width]`` (a
-  random draw): dense kinds go through the custom op ``jitvision::resized_crop_box`` (ints read inside, the
+  random draw): dense kinds go through the operator ``jitvision_native::resized_crop_box`` (C++; ints read inside, the
   same native kernel as eager, a fixed output shape for the compiler), boxes and keypoints are tensor
   arithmetic. It traces into one graph and keeps the box live under ``torch.compile``/``torch.export``.
   With the native library loaded the operator is its C++ ``jitvision_native::resized_crop_box`` (runs without
