@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test sanitize fuzz lint bench audit clean
+.PHONY: demo test sanitize fuzz lint bench audit deploy clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -19,14 +19,19 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m ruff check jitvision tests
-	$(PY) -m pytest -n 2 -q
+	$(PY) -m pytest -n 2 --dist loadgroup -q
 	$(MAKE) sanitize
 
-# The native kernel built with ASan + UBSan into build/sanitize (not over jitvision/_C*.so), and its tests run
+# The native kernel built with ASan + UBSan into build/sanitize (not over jitvision/lib/libjitvision_native.so), and its tests run
 # against it (tests/run_sanitized.py). gcc ships libasan/libubsan (Debian/Ubuntu: libgcc-N-dev, pulled in by gcc).
 sanitize: $(STAMP)
 	@gcc -print-file-name=libasan.so | grep -q / || { echo "make sanitize: gcc's libasan is missing"; exit 1; }
 	$(PY) tests/run_sanitized.py
+
+# The C++ deployment example (examples/deploy): build it against the installed torch wheel's libtorch, export both
+# presets (TorchScript, AOTInductor default and strict) and run them from C++, timed against torchvision's eager.
+deploy: $(STAMP)
+	$(PY) examples/deploy/export.py --bench
 
 # The property-based suite with a long budget (make test runs a small one): FUZZ_EXAMPLES examples per op.
 FUZZ_EXAMPLES ?= 400

@@ -1,35 +1,80 @@
-"""Build hook: the optional native kernel in jitvision/csrc (jitvision._C, torch ops ``jitvision_native::*``).
+"""Build hook: the native library ``jitvision/lib/libjitvision_native.so`` (torch ops ``jitvision_native::*``).
 
-The package works without it (``jitvision._native.AVAILABLE`` is then False and the pure-PyTorch path runs), so
-the extension is optional: no torch at build time, or no C++ compiler, builds a pure-Python package.
+It is a plain shared library, not a Python extension: every ``jitvision/csrc/*.cpp`` (a glob, so a new file needs
+no edit here) compiled without ``Python.h`` and linked with ``-Wl,--no-undefined`` against libtorch only (c10,
+torch_cpu, torch), so a C++ program without Python can load it (``dlopen`` with ``RTLD_NOW``, or link it).
+Python loads it with ``torch.ops.load_library`` (``jitvision._native``). Next to it the build writes
+``libjitvision_native.torch_version``, the torch version it was compiled against, which the import compares with
+the running torch.
+
+The package works without it (``jitvision._native.AVAILABLE`` is then False, the pure-PyTorch path runs and the
+import warns once), so the library is optional: no torch at build time, or no C++ compiler, builds a pure-Python
+package. ``pip install .`` with build isolation gets torch from ``[build-system] requires`` in pyproject.toml
+(pinned to the torch the package is tested with); ``pip install --no-build-isolation .`` uses the installed torch.
 Flags: -O3 only (no -march, no -ffast-math: the kernel must stay bit-exact and run on any x86-64); the hot loops
 carry GCC target_clones("avx2", "default"), picked at load time.
 JITVISION_SANITIZE=1 builds the sanitizer variant (ASan + UBSan, aborting on the first report) that `make
 sanitize` builds into build/sanitize and runs the native tests against; never install it.
 """
 
+import glob
 import os
 
 from setuptools import setup
 
 _SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g"]
+LIBRARY = "jitvision.lib.libjitvision_native"
+VERSION_SUFFIX = ".torch_version"
 
 
 def _extensions():
     try:
+        import torch
         from torch.utils.cpp_extension import BuildExtension, CppExtension
     except ImportError:
         return [], {}
     sanitize = os.environ.get("JITVISION_SANITIZE") == "1"
+    sources = sorted(glob.glob("jitvision/csrc/*.cpp"))
     ext = CppExtension(
-        "jitvision._C",
-        ["jitvision/csrc/resize.cpp", "jitvision/csrc/warp.cpp", "jitvision/csrc/filters.cpp"],
-        depends=["jitvision/csrc/resize_kernel.h"],
+        LIBRARY,
+        sources,
+        depends=sorted(glob.glob("jitvision/csrc/*.h")),
         extra_compile_args=["-O3", "-Wno-psabi"] + (["-O1", *_SANITIZE] if sanitize else []),
-        extra_link_args=_SANITIZE if sanitize else [],
+        # No undefined symbol may remain (no Python symbol in particular); $ORIGIN/../../torch/lib finds the
+        # installed torch wheel's libraries from site-packages/jitvision/lib when a C++ program loads it.
+        extra_link_args=["-Wl,--no-undefined", "-Wl,-rpath,$ORIGIN/../../torch/lib"]
+        + (_SANITIZE if sanitize else []),
         optional=True,
     )
-    return [ext], {"build_ext": BuildExtension.with_options(use_ninja=False)}
+    # CppExtension links libtorch_python, which needs Python's symbols: this library must not.
+    ext.libraries = [lib for lib in ext.libraries if lib != "torch_python"]
+
+    class BuildNative(BuildExtension.with_options(use_ninja=False)):
+        """Names the library libjitvision_native.so (no Python ABI tag) and records the torch it was built for."""
+
+        def get_ext_filename(self, fullname):
+            # called with the dotted name and with its last part alone (distutils' get_ext_fullpath)
+            if fullname.rsplit(".", 1)[-1] == LIBRARY.rsplit(".", 1)[-1]:
+                return os.path.join(*fullname.split(".")) + ".so"
+            return super().get_ext_filename(fullname)
+
+        def get_export_symbols(self, ext):
+            return [] if ext.name == LIBRARY else super().get_export_symbols(ext)
+
+        def run(self):
+            # jitvision/lib holds only build products (gitignored): a fresh clone has no such folder to copy into.
+            os.makedirs(os.path.join("jitvision", "lib"), exist_ok=True)
+            super().run()  # builds into build_lib, then copies into the source tree when inplace (editable)
+            places = {self.inplace}
+            for inplace in sorted(places | {0}):
+                saved, self.inplace = self.inplace, inplace
+                path = self.get_ext_fullpath(LIBRARY)
+                self.inplace = saved
+                if os.path.exists(path):
+                    with open(path[: -len(".so")] + VERSION_SUFFIX, "w") as f:
+                        f.write(torch.__version__ + "\n")
+
+    return [ext], {"build_ext": BuildNative}
 
 
 ext_modules, cmdclass = _extensions()

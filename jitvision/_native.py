@@ -1,7 +1,14 @@
-"""The optional native kernel (``jitvision._C``, built from ``jitvision/csrc``) and its pure-PyTorch reference.
+"""The native library (``jitvision/lib/libjitvision_native.so``, built from ``jitvision/csrc``) and its
+pure-PyTorch reference.
 
-Torch ops in the ``jitvision_native`` namespace, each one graph node for dynamo/export (fake impls below
-give the static output shape) and callable from TorchScript as ``torch.ops.jitvision_native.*``:
+The library is a plain shared library (no Python in it, linked against libtorch only) that registers torch ops in
+the ``jitvision_native`` namespace with ``TORCH_LIBRARY``. Python loads it here with ``torch.ops.load_library``;
+a C++ program loads it with ``dlopen(path, RTLD_NOW | RTLD_GLOBAL)`` (or links it with ``-Wl,--no-as-needed``)
+*before* it loads a scripted module or an AOTInductor package that calls these ops: neither records that it needs
+the library, and without it loading fails with ``Could not find schema for jitvision_native::...`` (AOTI) or
+``Unknown builtin op: jitvision_native::...`` (TorchScript). ``native_library_path()`` says where it is
+(``examples/deploy`` shows the C++ side). Each op is one graph node for dynamo/export (fake impls below give the
+static output shape) and callable from TorchScript as ``torch.ops.jitvision_native.*``:
 
 - ``resized_crop(image, box, flip, size, mean=None, std=None, to_float=False)``: uint8 ``[..., C, H, W]``, crop
   ``box = [top, left, height, width]`` (an int64 tensor, read inside, so a random draw stays live under
@@ -22,32 +29,90 @@ give the static output shape) and callable from TorchScript as ``torch.ops.jitvi
   under compile (``csrc/filters.cpp``; ``FILTERS`` says whether the extension has them);
 - ``resize_center_crop(image, size, max_size=None, crop_size=None, mean=None, std=None, to_float=False)``:
   torchvision's ``Resize(size, max_size)`` (bilinear, antialias) followed by ``CenterCrop(crop_size)`` (zero
-  padding where the crop is larger), computing only the cropped window.
+  padding where the crop is larger), computing only the cropped window;
+- ``crop_at(image, top_left, height, width)``: a crop at an int64 tensor offset ``[top, left]`` (or one per row,
+  ``[*lead, 2]``), any dtype and device (``csrc/crop.cpp``);
+- ``resized_crop_box(image, box, size, interpolation, antialias)``: ``resized_crop`` with the region an int64
+  tensor ``[top, left, height, width]`` (or one per row), any dtype, device and tensor interpolation mode, zero
+  padding outside the image (``csrc/crop.cpp``). These two are what random crops put into a traced graph.
 
-The uint8 result is bit-identical to torch's uint8 antialiased ``interpolate`` (the path torchvision takes on
-CPUs with AVX2/AVX512), so the float result is that uint8 value scaled and normalised, within float rounding
-(~1e-6) of torchvision's ``to_dtype`` + ``normalize``. ``AVAILABLE`` says whether the extension loaded; without
-it the callers take their pure-PyTorch paths (the fusion of ``transforms._fusion`` and the native resize stay
-off). ``*_reference`` below is the same arithmetic in PyTorch, slow, that the tests hold the kernel to.
+The uint8 result is bit-identical to torch's uint8 antialiased ``interpolate`` (the path torchvision takes on CPUs
+with AVX2/AVX512), so the float result is that uint8 value scaled and normalised, within float rounding (~1e-6) of
+torchvision's ``to_dtype`` + ``normalize``. ``AVAILABLE`` says whether the library loaded (else
+``UNAVAILABLE_REASON`` says why, and the import warned once); without it the callers take their pure-PyTorch paths
+(the fusion of ``transforms._fusion`` and the native resize stay off). ``*_reference`` below is the same arithmetic
+in PyTorch, slow, that the tests hold the kernel to.
 """
 
 import math
+import os
+import warnings
 from typing import List, Optional, Sequence, Tuple
 
 import torch
 
-try:
-    from . import _C  # noqa: F401  (importing registers the ops)
+LIBRARY_NAME = "libjitvision_native.so"
+_LIBRARY_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib")
 
-    AVAILABLE = True
-except ImportError:  # built without a compiler, or an incompatible torch: the pure-PyTorch path is used
-    AVAILABLE = False
 
-# The filter ops of csrc/filters.cpp (gaussian_blur, gaussian_noise, erase_box): absent from an extension built
+def native_library_path() -> str:
+    """The path of the native library inside the installed package (whether or not it was built: see
+    ``AVAILABLE`` and ``UNAVAILABLE_REASON``). Load it in a C++ program before a scripted module or an
+    AOTInductor package that uses ``jitvision_native::*`` ops."""
+    return os.path.join(_LIBRARY_DIR, LIBRARY_NAME)
+
+
+def _built_for(path: str) -> Optional[str]:
+    """The torch version recorded next to the library by setup.py, or None if there is no record."""
+    try:
+        with open(path[: -len(".so")] + ".torch_version") as f:
+            return f.read().strip() or None
+    except OSError:
+        return None
+
+
+def _load(path: str) -> Optional[str]:
+    """Load the library at ``path``; the reason it is not usable, or None when it loaded."""
+    if not os.path.exists(path):
+        return (
+            f"{path} was not built (the build had no torch or no C++ compiler: install with "
+            "`pip install --no-build-isolation .` next to the torch you run, or run "
+            "`python setup.py build_ext --inplace`)"
+        )
+    built_for = _built_for(path)
+    if built_for != torch.__version__:
+        return (
+            f"{path} was built for torch {built_for or '(unknown)'}, this is torch {torch.__version__}: rebuild it "
+            "(`pip install --no-build-isolation .` or `python setup.py build_ext --inplace`)"
+        )
+    try:
+        torch.ops.load_library(path)
+    except (OSError, RuntimeError) as error:
+        return f"{path} failed to load: {error}"
+    return None
+
+
+UNAVAILABLE_REASON = _load(native_library_path())
+AVAILABLE = UNAVAILABLE_REASON is None
+if not AVAILABLE:  # once per process: the module runs once
+    warnings.warn(
+        f"jitvision: the native library is not loaded, the slower pure-PyTorch paths run: {UNAVAILABLE_REASON}",
+        RuntimeWarning,
+        stacklevel=2,
+    )
+
+# The filter ops of csrc/filters.cpp (gaussian_blur, gaussian_noise, erase_box): absent from a library built
 # before they existed, in which case their callers keep the pure-PyTorch paths.
 FILTERS = AVAILABLE and hasattr(torch.ops.jitvision_native, "gaussian_blur")
 
-__all__ = ["AVAILABLE", "FILTERS", "resized_crop_reference", "resize_center_crop_reference"]
+__all__ = [
+    "AVAILABLE",
+    "UNAVAILABLE_REASON",
+    "FILTERS",
+    "native_library_path",
+    "resized_crop_reference",
+    "resize_center_crop_reference",
+]
 
 
 # ---- the reference: torch's uint8 antialiased bilinear arithmetic, in PyTorch ----------------------------------
@@ -198,6 +263,14 @@ if AVAILABLE:
         if crop_size is None:  # the whole resized image: its size follows the input's (symbolic under export)
             crop_size = _resized_size(image.shape[-2], image.shape[-1], list(size), max_size)
         return image.new_empty((*image.shape[:-2], crop_size[0], crop_size[1]), dtype=dtype)
+
+    @torch.library.register_fake("jitvision_native::crop_at")
+    def _crop_at_fake(image, top_left, height, width):
+        return image.new_empty((*image.shape[:-2], height, width))
+
+    @torch.library.register_fake("jitvision_native::resized_crop_box")
+    def _resized_crop_box_fake(image, box, size, interpolation, antialias):
+        return image.new_empty((*image.shape[:-2], size[0], size[1]))
 
 
 if FILTERS:

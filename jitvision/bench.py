@@ -130,7 +130,7 @@ def _jitvision(style: str, job: str) -> Fn:
         from .transforms._fusion import run_fused
 
         if not _native.AVAILABLE:
-            raise Unavailable("the native extension jitvision._C is not built")
+            raise Unavailable("the native library jitvision/lib/libjitvision_native.so is not loaded")
         transforms = list(_need_compose(T, job).transforms)
 
         def fused(x: torch.Tensor) -> Any:

@@ -1,9 +1,10 @@
 """Build the native extension with ASan + UBSan and run the native tests against it (`make sanitize`).
 
-The sanitizer build goes to build/sanitize (never over the normal jitvision/_C*.so): the package's Python files
-and the tests are copied to build/sanitize/tree with the sanitized library next to them, and pytest runs there with
-the sanitizer runtimes preloaded (Python and torch are not instrumented; only our kernel is). Any ASan report or
-undefined behaviour aborts the run (-fno-sanitize-recover=all). Leak checking is off: CPython leaks by design.
+The sanitizer build goes to build/sanitize (never over the normal jitvision/lib/libjitvision_native.so): the
+package's Python files and the tests are copied to build/sanitize/tree with the sanitized library next to them, and
+pytest runs there with the sanitizer runtimes preloaded (Python and torch are not instrumented; only our kernel is).
+Any ASan report or undefined behaviour aborts the run (-fno-sanitize-recover=all). Leak checking is off: CPython
+leaks by design.
 
 Usage: python tests/run_sanitized.py [extra pytest args]
 """
@@ -17,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "build" / "sanitize"
 TREE = BUILD / "tree"
-TESTS = ["tests/test_native.py", "tests/test_native_geometry.py"]
+TESTS = ["tests/test_native.py", "tests/test_native_geometry.py", "tests/test_native_library.py"]
 
 
 def _runtime(name: str) -> str:
@@ -41,10 +42,10 @@ def build() -> Path:
         str(BUILD / "tmp"),
     ]
     subprocess.run(cmd, cwd=ROOT, env=env, check=True)
-    built = sorted((BUILD / "lib" / "jitvision").glob("_C*.so"))
-    if not built:
-        sys.exit("run_sanitized: the sanitizer build produced no jitvision/_C*.so (see the compiler output above)")
-    return built[0]
+    built = BUILD / "lib" / "jitvision" / "lib" / "libjitvision_native.so"
+    if not built.exists():
+        sys.exit(f"run_sanitized: the sanitizer build produced no {built} (see the compiler output above)")
+    return built
 
 
 def stage(library: Path) -> None:
@@ -54,7 +55,10 @@ def stage(library: Path) -> None:
     shutil.copytree(ROOT / "jitvision", TREE / "jitvision", ignore=ignore)
     shutil.copytree(ROOT / "tests", TREE / "tests", ignore=ignore)
     shutil.copy2(ROOT / "pyproject.toml", TREE / "pyproject.toml")
-    shutil.copy2(library, TREE / "jitvision" / library.name)
+    (TREE / "jitvision" / "lib").mkdir(exist_ok=True)
+    shutil.copy2(library, TREE / "jitvision" / "lib" / library.name)
+    version = library.with_suffix(".torch_version")
+    shutil.copy2(version, TREE / "jitvision" / "lib" / version.name)
 
 
 def run(extra: list) -> int:
@@ -67,9 +71,12 @@ def run(extra: list) -> int:
         PYTHONDONTWRITEBYTECODE="1",
     )
     env.pop("PYTHONPATH", None)
-    check = "import jitvision._C as c, sys; sys.exit(0 if c.__file__.startswith(sys.argv[1]) else 1)"
+    check = (
+        "import sys, jitvision._native as n; "
+        "sys.exit(0 if n.AVAILABLE and n.native_library_path().startswith(sys.argv[1]) else 1)"
+    )
     if subprocess.run([sys.executable, "-c", check, str(TREE)], cwd=TREE, env=env).returncode != 0:
-        sys.exit("run_sanitized: the staged tree does not import the sanitized jitvision._C")
+        sys.exit("run_sanitized: the staged tree does not load the sanitized jitvision/lib/libjitvision_native.so")
     for old in BUILD.glob("*san.*"):
         old.unlink()
     cmd = [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", *TESTS, *extra]

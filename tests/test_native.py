@@ -1,4 +1,5 @@
-"""The native fused kernel (jitvision._C) vs its pure-PyTorch reference vs torch/torchvision, in every mode.
+"""The native fused kernel (jitvision/lib/libjitvision_native.so) vs its pure-PyTorch reference vs torch and
+torchvision, in every mode.
 
 Tolerances: on CPUs where torch takes its AVX2/AVX512 uint8 path (the one torchvision uses), the native uint8
 resize is bit-identical to ``interpolate(uint8, antialias=True)``, so uint8 outputs must be equal and float
@@ -28,7 +29,7 @@ F32_ATOL = 1e-5 if EXACT else 1 / 255 / min(STD) + 1e-5
 
 def test_the_native_extension_is_built():
     # `make test` builds it (pip install -e . compiles jitvision/csrc); without it the fast path is off.
-    assert _native.AVAILABLE, "jitvision._C did not build or load: see the pip install output"
+    assert _native.AVAILABLE, _native.UNAVAILABLE_REASON
 
 
 def _random_case(rng: random.Random):

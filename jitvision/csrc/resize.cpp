@@ -17,8 +17,6 @@
 // transposes), so every tap is a contiguous row of the transposed plane.
 // No -ffast-math: the arithmetic is integer until the final affine map.
 
-#include <Python.h>
-
 #include <array>
 #include <cmath>
 
@@ -357,7 +355,3 @@ TORCH_LIBRARY_IMPL(jitvision_native, CPU, m) {
   m.impl("resize_center_crop", &jitvision_native::resize_center_crop);
   m.impl("random_resized_crop", &jitvision_native::random_resized_crop);
 }
-
-// A Python module whose import registers the ops above.
-static PyModuleDef jitvision_native_module = {PyModuleDef_HEAD_INIT, "_C", nullptr, -1, nullptr};
-PyMODINIT_FUNC PyInit__C(void) { return PyModule_Create(&jitvision_native_module); }

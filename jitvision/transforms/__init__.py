@@ -30,6 +30,7 @@ from ._misc import Identity, Lambda, Normalize, ToDtype
 from ._mix import CutMix, MixUp
 from ._query import check_type, get_bounding_boxes, get_keypoints, has_all, has_any, query_chw, query_size
 from ._sanitize import SanitizeBoundingBoxes, SanitizeKeyPoints
+from ._script_fusion import script_native_ops
 from ._temporal import LinearTransformation, UniformTemporalSubsample
 from ._transform import RandomApplyTransform, Transform
 from ._type_conversion import PILToTensor, ToImage, ToPILImage, ToPureTensor

@@ -1,11 +1,13 @@
 """Compose: run transforms one after the other."""
 
+import copy
 from typing import Any, Callable, Dict, List, Sequence
 
 import torch
 from torch import nn
 
 from ._fusion import run_fused
+from ._script_fusion import script_prefix
 from ._transform import Transform
 
 
@@ -59,10 +61,25 @@ class Compose(Transform):
             return self._run(inputs, True)
         return super().__call__(*inputs)
 
+    def __prepare_scriptable__(self) -> "Compose":
+        """What ``torch.jit.script`` compiles: a shallow copy (same class and transforms, this module unchanged)
+        holding ``_script_prefix``, the fused native prefix or a no-op (``_script_fusion``: a choice made now)."""
+        clone = copy.copy(self)
+        clone._modules = dict(self._modules)
+        clone._modules["_script_prefix"] = script_prefix(tuple(self.transforms))
+        return clone
+
     def forward(self, inpt: torch.Tensor) -> torch.Tensor:
         if torch.jit.is_scripting():
+            skip = 0
+            if self._script_prefix.fuses(inpt):
+                inpt = self._script_prefix(inpt)
+                skip = self._script_prefix.consumed
             for transform in self.transforms:
-                inpt = transform(inpt)
+                if skip > 0:
+                    skip -= 1
+                else:
+                    inpt = transform(inpt)
             return inpt
         return self._run(inpt, False)
 

@@ -26,7 +26,7 @@ from ._geometry._crop import CenterCrop
 from ._geometry._flip import RandomHorizontalFlip
 from ._geometry._resize import RandomResizedCrop, Resize
 from ._misc import Normalize, ToDtype
-from .functional._dispatch import call_custom_op, unwrap
+from .functional._dispatch import call_custom_op, is_exporting, is_pure_tensor, unwrap
 from .functional._geometry._interpolation import InterpolationMode
 
 
@@ -34,12 +34,19 @@ def _bilinear_antialiased(transform: Any) -> bool:
     return transform.interpolation == InterpolationMode.BILINEAR and transform.antialias is True
 
 
+def _plain(sample: Any) -> bool:
+    """A plain tensor, or what stands for one under torch.export's default (non-strict) mode: the traced input is
+    a FakeTensor there (not a tv_tensor, but not of type torch.Tensor either), and export must take the same fused
+    path as eager."""
+    return type(sample) is torch.Tensor or (is_exporting() and is_pure_tensor(sample))
+
+
 def _fusable_input(sample: Any) -> bool:
     if not isinstance(sample, torch.Tensor) or sample.dtype != torch.uint8 or sample.device.type != "cpu":
         return False
     if sample.ndim < 3 or sample.shape[-1] == 0 or sample.shape[-2] == 0:
         return False
-    return type(sample) is torch.Tensor or kind_of(type(sample)) is Image
+    return _plain(sample) or kind_of(type(sample)) is Image
 
 
 def _float_tail(transforms: Sequence[Any], i: int, channels: int) -> Optional[Tuple[bool, Any, Any, int]]:
@@ -79,7 +86,8 @@ def run_fused(transforms: Sequence[Any], sample: Any, batch: bool = False) -> Op
     if tail is None:
         return None
     to_float, mean, std, consumed = tail
-    image = sample if type(sample) is torch.Tensor else unwrap(sample)
+    plain = _plain(sample)
+    image = sample if plain else unwrap(sample)
     if is_rrc and batch:
         # One crop and flip per sample, drawn as the unfused transforms' _draw_batch (same calls, same order).
         size = (image.shape[0], image.shape[-2], image.shape[-1], image.device)
@@ -98,4 +106,4 @@ def run_fused(transforms: Sequence[Any], sample: Any, batch: bool = False) -> Op
         op = torch.ops.jitvision_native.resize_center_crop
         args = (size, first.max_size, crop_size, mean, std, to_float)
     out = call_custom_op(op, image, *args)
-    return (out if type(sample) is torch.Tensor else wrap(out, like=sample)), consumed
+    return (out if plain else wrap(out, like=sample)), consumed

@@ -100,8 +100,8 @@ class RandomResizedCrop(Transform):
 
     The region is drawn as torchvision does (10 tries of a random area and log-ratio, the first one that fits,
     else a center crop of clamped ratio), with all 10 candidates drawn at once as tensors, so the draw stays
-    random under ``torch.compile``. Compiled or exported, dense inputs go through the custom op
-    ``jitvision::resized_crop_box`` (the same native kernel as eager, with a fixed output shape).
+    random under ``torch.compile``. Compiled or exported, dense inputs go through the C++ operator
+    ``jitvision_native::resized_crop_box`` (the same kernels as eager, with a fixed output shape).
     """
 
     _functional = staticmethod(F.resized_crop)

@@ -5,8 +5,10 @@ when the crop is larger than the image. Boxes are clamped to the new canvas (unl
 None); keypoints are only moved.
 
 ``crop_at(inpt, top_left, height, width)`` takes the offset as an int64 tensor ``[top, left]`` so that random
-crops trace into one graph: dense kinds go through the ``jitvision::crop_at`` custom op (its fake
-implementation returns the static output shape), boxes and keypoints through tensor arithmetic.
+crops trace into one graph: dense kinds go through the ``jitvision_native::crop_at`` operator of the native library
+(C++, so exported and scripted graphs run without Python; ``jitvision::crop_at`` below, in Python, when the library
+is not loaded; their fake implementations return the static output shape), boxes and keypoints through tensor
+arithmetic.
 """
 
 from typing import Any, List, Optional, Tuple
@@ -15,6 +17,7 @@ import PIL.Image
 import torch
 import torch.nn.functional as torch_functional
 
+from .... import _native
 from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
 from .._dispatch import (
     call_custom_op,
@@ -330,7 +333,9 @@ def _crop_at_fake(image: torch.Tensor, top_left: torch.Tensor, height: int, widt
     return image.new_empty(image.shape[:-2] + (height, width))
 
 
-_crop_at_op = torch.ops.jitvision.crop_at.default
+# The C++ operator of the native library when it is loaded (an AOTInductor package or TorchScript in C++ can run
+# it); this Python one otherwise, so that traced crops still work, in Python only.
+_crop_at_op = torch.ops.jitvision_native.crop_at.default if _native.AVAILABLE else torch.ops.jitvision.crop_at.default
 
 
 @torch.jit.unused

@@ -4,10 +4,11 @@ Two ways in:
 - ``resized_crop(inpt, top, left, height, width, size, ...)`` with Python ints (eager, TorchScript), as in
   torchvision;
 - ``resized_crop_at(inpt, box, size, ...)`` with ``box`` an int64 tensor ``[top, left, height, width]`` (a
-  random draw): dense kinds go through the custom op ``jitvision::resized_crop_box`` (ints read inside, the
+  random draw): dense kinds go through the operator ``jitvision_native::resized_crop_box`` (C++; ints read inside, the
   same native kernel as eager, a fixed output shape for the compiler), boxes and keypoints are tensor
   arithmetic. It traces into one graph and keeps the box live under ``torch.compile``/``torch.export``.
-  A Python custom op does not run where there is no Python (TorchScript in C++, AOTInductor).
+  With the native library loaded the operator is its C++ ``jitvision_native::resized_crop_box`` (runs without
+  Python: TorchScript in C++, AOTInductor); without it, this module's Python operator (Python only).
 """
 
 from typing import Any, List, Optional, Tuple, Union
@@ -321,6 +322,13 @@ def _(image: torch.Tensor, box: torch.Tensor, size: List[int], interpolation: st
     return image.new_empty([*image.shape[:-2], size[0], size[1]])
 
 
+# The C++ operator of the native library when it is loaded (an AOTInductor package or TorchScript in C++ can run
+# it, csrc/crop.cpp: the same arithmetic); the Python one above otherwise, so traced crops still work in Python.
+_resized_crop_box_op = (
+    torch.ops.jitvision_native.resized_crop_box.default if _native.AVAILABLE else torch.ops.jitvision.resized_crop_box
+)
+
+
 @torch.jit.unused
 def resized_crop_at(
     inpt: Any,
@@ -354,7 +362,7 @@ def _resized_crop_box_call(
 ) -> torch.Tensor:
     # call_custom_op gives the op a leading unit dimension: a box per row gets it too.
     box = box.to(torch.int64).unsqueeze(0) if box.ndim == 2 else box.to(torch.int64)
-    return call_custom_op(torch.ops.jitvision.resized_crop_box, dense, box, size, mode, antialias)
+    return call_custom_op(_resized_crop_box_op, dense, box, size, mode, antialias)
 
 
 def _resized_crop_at_image(

@@ -1,0 +1,149 @@
+"""Compose's fused native prefix in TorchScript: a choice made at scripting time.
+
+``torch.jit.script(Compose([...]))`` calls ``Compose.__prepare_scriptable__``. With the native library loaded and
+native scripting on (the default; ``script_native_ops(False)`` turns it off), a Compose whose prefix fuses in eager
+(``_fusion.run_fused``: ``RandomResizedCrop [+ RandomHorizontalFlip]`` or ``Resize [+ CenterCrop]``, then
+``ToDtype(float32, scale=True) [+ Normalize]``) is scripted with a ``NativePrefix``: on a uint8 CPU image the prefix
+is one ``jitvision_native`` call, as in eager (same draws from the global RNG, same output), other inputs run the
+transforms. ``__prepare_scriptable__`` returns a shallow copy of the Compose (same class, same transforms) holding
+the prefix module, so the eager module is not changed. Such a scripted module needs the native library wherever it
+is loaded (in C++: load ``jitvision.native_library_path()`` first). With native scripting off, the scripted Compose
+calls only torch ops (``interpolate``): a plain libtorch loads it, and it is slower (see the README's Deploy
+section).
+"""
+
+import contextlib
+from typing import Any, Iterator, List, Optional, Sequence
+
+import torch
+from torch import nn
+
+from .. import _native
+from ._geometry._crop import CenterCrop
+from ._geometry._flip import RandomHorizontalFlip
+from ._geometry._resize import RandomResizedCrop, Resize
+from ._misc import Normalize, ToDtype
+from .functional._geometry._interpolation import InterpolationMode
+
+_SCRIPT_NATIVE = [True]
+
+
+@contextlib.contextmanager
+def script_native_ops(enabled: bool = True) -> Iterator[None]:
+    """Within the block, ``torch.jit.script`` of a Compose uses the native library's ops for its fused prefix
+    (``enabled=True``, the default outside any block, when the library is loaded) or only torch ops
+    (``enabled=False``: the scripted module then loads in a plain libtorch without jitvision's library)."""
+    previous = _SCRIPT_NATIVE[0]
+    _SCRIPT_NATIVE[0] = bool(enabled)
+    try:
+        yield
+    finally:
+        _SCRIPT_NATIVE[0] = previous
+
+
+def _bilinear_antialiased(transform: Any) -> bool:
+    return transform.interpolation == InterpolationMode.BILINEAR and transform.antialias is True
+
+
+class NoPrefix(nn.Module):
+    """The scripted Compose's prefix when nothing fuses (or native scripting is off): torch ops only."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.consumed = 0
+
+    @torch.jit.export
+    def fuses(self, inpt: torch.Tensor) -> bool:
+        return False
+
+    def forward(self, inpt: torch.Tensor) -> torch.Tensor:
+        return inpt
+
+
+class NativePrefix(nn.Module):
+    """The scripted Compose's fused prefix: ``consumed`` leading transforms as one native call on a uint8 CPU
+    image (``fuses``). ``kind`` 0: ``jitvision_native::random_resized_crop`` (the global RNG, drawn as the
+    transforms draw); 1: ``jitvision_native::resize_center_crop``."""
+
+    def __init__(self, prefix: Sequence[nn.Module]) -> None:
+        super().__init__()
+        first = prefix[0]
+        self.consumed = len(prefix)
+        self.kind = 0 if type(first) is RandomResizedCrop else 1
+        self.size: List[int] = list(first.size) if first.size is not None else []
+        self.scale: List[float] = list(first.scale) if self.kind == 0 else [0.0, 1.0]
+        self.ratio: List[float] = list(first.ratio) if self.kind == 0 else [1.0, 1.0]
+        self.max_size: Optional[int] = None if self.kind == 0 else first.max_size
+        self.flip_p: Optional[float] = None
+        self.crop_size: Optional[List[int]] = None
+        self.to_float = False
+        self.mean: Optional[List[float]] = None
+        self.std: Optional[List[float]] = None
+        for step in prefix[1:]:
+            if type(step) is RandomHorizontalFlip:
+                self.flip_p = float(step.p)
+            elif type(step) is CenterCrop:
+                self.crop_size = list(step.size)
+            elif type(step) is ToDtype:
+                self.to_float = True
+            elif type(step) is Normalize:
+                self.mean, self.std = list(step.mean), list(step.std)
+
+    @torch.jit.export
+    def fuses(self, inpt: torch.Tensor) -> bool:
+        if inpt.dtype != torch.uint8 or inpt.device.type != "cpu" or inpt.dim() < 3:
+            return False
+        if inpt.shape[-1] == 0 or inpt.shape[-2] == 0:
+            return False
+        channels = inpt.shape[-3]
+        mean, std = self.mean, self.std
+        if mean is not None and std is not None:  # else Normalize raises its own error, unfused
+            return (len(mean) == 1 or len(mean) == channels) and (len(std) == 1 or len(std) == channels)
+        return True
+
+    def _per_channel(self, values: Optional[List[float]], channels: int) -> Optional[List[float]]:
+        if values is None:
+            return None
+        return values * (channels // len(values))
+
+    def forward(self, inpt: torch.Tensor) -> torch.Tensor:
+        channels = inpt.shape[-3]
+        mean, std = self._per_channel(self.mean, channels), self._per_channel(self.std, channels)
+        image = inpt.unsqueeze(0)
+        if self.kind == 0:
+            out = torch.ops.jitvision_native.random_resized_crop(
+                image, self.size, self.scale, self.ratio, self.flip_p, mean, std, self.to_float, None, None
+            )
+        else:
+            out = torch.ops.jitvision_native.resize_center_crop(
+                image, self.size, self.max_size, self.crop_size, mean, std, self.to_float
+            )
+        return out.squeeze(0)
+
+
+def fused_prefix_length(transforms: Sequence[Any]) -> int:
+    """How many leading transforms the native prefix covers (0: none), as ``_fusion.run_fused`` matches them,
+    independent of the input (the channel count is checked when the scripted module runs)."""
+    if not transforms:
+        return 0
+    first = transforms[0]
+    is_rrc = type(first) is RandomResizedCrop
+    if not (is_rrc or type(first) is Resize) or not _bilinear_antialiased(first):
+        return 0
+    if not is_rrc and first.size is not None and len(first.size) == 0:
+        return 0
+    n = len(transforms)
+    i = 2 if n > 1 and type(transforms[1]) is (RandomHorizontalFlip if is_rrc else CenterCrop) else 1
+    step = transforms[i] if i < n else None
+    if type(step) is ToDtype and step.dtype is torch.float32 and step.scale:
+        i += 1
+        if i < n and type(transforms[i]) is Normalize:
+            i += 1
+    return i
+
+
+def script_prefix(transforms: Sequence[nn.Module]) -> nn.Module:
+    """The prefix module a scripted Compose of ``transforms`` runs first: a ``NativePrefix`` when native scripting
+    is on, the library is loaded and a prefix fuses; else ``NoPrefix`` (torch ops only)."""
+    consumed = fused_prefix_length(transforms) if _SCRIPT_NATIVE[0] and _native.AVAILABLE else 0
+    return NativePrefix(transforms[:consumed]) if consumed else NoPrefix()

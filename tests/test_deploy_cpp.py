@@ -1,0 +1,84 @@
+"""The C++ deployment example (examples/deploy): a program built against the libtorch inside the installed torch
+wheel runs the presets scripted (with the native library's ops, and portable: torch ops only) and as AOTInductor
+packages (torch.export default and strict), with outputs equal to eager, random draws live, dynamic height and width
+for the deterministic preset, and the loading order enforced (library first).
+
+The binary is cached in build/deploy (keyed by the source); the artifacts are built once per module.
+"""
+
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from jitvision import _native
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "examples" / "deploy"))
+
+import export as deploy_export  # noqa: E402
+
+import build as deploy_build  # noqa: E402
+
+# One xdist worker builds the artifacts (make test runs pytest -n 2 --dist loadgroup): a module fixture per worker
+# would compile the AOTInductor packages twice.
+pytestmark = pytest.mark.xdist_group("deploy_cpp")
+SEED = 1234
+SMALL = {"train": (64, 72), "infer": (240, 300)}  # small inputs: the pipelines crop or resize to 224 anyway
+
+
+@pytest.fixture(scope="module")
+def artifacts(tmp_path_factory):
+    assert _native.AVAILABLE, _native.UNAVAILABLE_REASON
+    binary = deploy_build.build(quiet=True)
+    paths = deploy_export.export_all(tmp_path_factory.mktemp("deploy"), ["train", "infer"], SMALL)
+    return binary, paths
+
+
+def _run(artifacts, preset, kind, calls=1, image=None, native=True, tmp=None):
+    binary, paths = artifacts
+    raw = paths[f"{preset}.raw"]
+    if image is not None:
+        raw = tmp / "input.raw"
+        deploy_export.write_raw(raw, image)
+    prefix = str(tmp / f"{preset}-{kind}-")
+    deploy_export.run_binary(
+        binary, kind, paths[f"{preset}.{kind}"], raw, "--calls", str(calls), "--seed", str(SEED), "--out", prefix,
+        native=native,
+    )
+    return [deploy_export.read_raw(Path(f"{prefix}{i}.raw")) for i in range(calls)]
+
+
+def _eager(preset, x, calls):
+    pipe = deploy_export.pipeline(preset)
+    torch.manual_seed(SEED)
+    return [pipe(x) for _ in range(calls)]
+
+
+@pytest.mark.parametrize("kind", ["script", "portable", "aoti", "aoti-strict"])
+def test_training_preset_in_cpp_equals_eager_and_stays_random(artifacts, kind, tmp_path):
+    outs = _run(artifacts, "train", kind, calls=3, native=kind != "portable", tmp=tmp_path)
+    x = deploy_export.read_raw(artifacts[1]["train.raw"])
+    # The portable script resizes with interpolate (bit-identical uint8), then converts in torch: float rounding.
+    atol = 1e-5 if kind == "portable" else 0
+    for actual, expected in zip(outs, _eager("train", x, 3)):
+        assert actual.shape == (3, 224, 224) and actual.dtype == torch.float32
+        torch.testing.assert_close(actual, expected, rtol=0, atol=atol)
+    assert not torch.equal(outs[0], outs[1]) and not torch.equal(outs[1], outs[2])
+
+
+@pytest.mark.parametrize("kind", ["script", "portable", "aoti", "aoti-strict"])
+def test_inference_preset_in_cpp_equals_eager_on_other_sizes(artifacts, kind, tmp_path):
+    atol = 1e-5 if kind == "portable" else 0
+    for h, w in [SMALL["infer"], (300, 257)]:
+        x = torch.randint(0, 256, (3, h, w), dtype=torch.uint8, generator=torch.Generator().manual_seed(h))
+        (actual,) = _run(artifacts, "infer", kind, image=x, native=kind != "portable", tmp=tmp_path)
+        torch.testing.assert_close(actual, _eager("infer", x, 1)[0], rtol=0, atol=atol)
+
+
+@pytest.mark.parametrize("kind", ["script", "aoti"])
+def test_native_artifacts_need_the_library_loaded_first(artifacts, kind, tmp_path):
+    # Neither a scripted module nor an AOTInductor package records that it needs the op library.
+    with pytest.raises(RuntimeError, match="jitvision_native"):
+        _run(artifacts, "train", kind, native=False, tmp=tmp_path)
