@@ -24,6 +24,7 @@ from ._geometry._five_crop import FiveCrop, TenCrop
 from ._geometry._flip import RandomHorizontalFlip, RandomVerticalFlip
 from ._geometry._pad import Pad
 from ._geometry._resize import RandomResizedCrop, Resize
+from ._geometry._scale import RandomResize, RandomShortestSize, ScaleJitter
 from ._jpeg import JPEG
 from ._misc import Identity, Lambda, Normalize, ToDtype
 from ._mix import CutMix, MixUp

@@ -56,7 +56,9 @@ def _size_as_list(size: Any, op: str) -> Optional[List[int]]:
         return None
     if isinstance(size, int) and not isinstance(size, bool):
         return [size]
-    if isinstance(size, (list, tuple)) and all(isinstance(v, int) and not isinstance(v, bool) for v in size):
+    if isinstance(size, (list, tuple)) and all(
+        isinstance(v, (int, torch.SymInt)) and not isinstance(v, bool) for v in size
+    ):  # SymInt: a drawn size under non-strict export (ScaleJitter, ...)
         return list(size)
     raise TypeError(f"{op}: size must be an int, a sequence of one or two ints, or None, got {size!r}")
 
@@ -373,7 +375,7 @@ def resize_bounding_boxes(
     as_box_format(format, "resize")  # unused by the scaling, but a bad format is still an error
     new_size = _compute_resized_output_size(canvas_size, size, max_size, "resize")
     new_canvas = (new_size[0], new_size[1])
-    if new_size[0] == canvas_size[0] and new_size[1] == canvas_size[1]:
+    if _known_same_size(new_size, canvas_size[0], canvas_size[1]):
         return bounding_boxes, new_canvas
     ratios = _scale_factors(canvas_size, new_size, 2, bounding_boxes.device)
     return bounding_boxes.mul(ratios).to(bounding_boxes.dtype), new_canvas
@@ -388,7 +390,7 @@ def resize_keypoints(
     """Scale (x, y) keypoints to the resized canvas; returns (keypoints, new canvas_size)."""
     new_size = _compute_resized_output_size(canvas_size, size, max_size, "resize")
     new_canvas = (new_size[0], new_size[1])
-    if new_size[0] == canvas_size[0] and new_size[1] == canvas_size[1]:
+    if _known_same_size(new_size, canvas_size[0], canvas_size[1]):
         return keypoints, new_canvas
     ratios = _scale_factors(canvas_size, new_size, 1, keypoints.device)
     return keypoints.mul(ratios).to(keypoints.dtype), new_canvas
