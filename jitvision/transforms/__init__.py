@@ -25,6 +25,7 @@ from ._geometry._flip import RandomHorizontalFlip, RandomVerticalFlip
 from ._geometry._pad import Pad
 from ._geometry._resize import RandomResizedCrop, Resize
 from ._geometry._scale import RandomResize, RandomShortestSize, ScaleJitter
+from ._geometry._zoom_out import RandomZoomOut
 from ._jpeg import JPEG
 from ._misc import Identity, Lambda, Normalize, ToDtype
 from ._mix import CutMix, MixUp
