@@ -26,6 +26,7 @@ from .._random import python_choice, uniform
 from .._transform import Transform
 from .._utils import is_image_like
 from ..functional._dispatch import is_pure_tensor, is_tracing, unwrap
+from ..functional._geometry._crop import crop_at
 from ..functional._meta import convert_bounding_box_format_kernel
 
 
@@ -180,17 +181,24 @@ class RandomIoUCrop(Transform):
         top, left, height, width = box[0], box[1], box[2], box[3]
         if torch.jit.is_scripting():
             return F.crop(inpt, top, left, height, width)
-        return self._crop(inpt, top, left, height, width, params["keep"])
+        return self._crop(inpt, top, left, height, width, params["box"][:2], params["keep"])
 
     def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         raise ValueError("RandomIoUCrop: per-sample output sizes cannot be stacked in a batch")
 
     @torch.jit.unused
-    def _crop(self, inpt: Any, top: int, left: int, height: int, width: int, keep: torch.Tensor) -> Any:
+    def _crop(
+        self, inpt: Any, top: int, left: int, height: int, width: int, top_left: torch.Tensor, keep: torch.Tensor
+    ) -> Any:
         if is_tracing():
             image_height, image_width = F.get_size(inpt)
             check_crop(top, left, height, width, image_height, image_width)
-        out = F.crop(inpt, top, left, height, width)
+            # crop_at (one custom op node for dense kinds, whose output size is exactly (height, width), the symbols
+            # the boxes' canvas gets); a slice or narrow gives max(0, min(top + height, H) - top), which later size
+            # comparisons between leaves cannot match.
+            out = crop_at(inpt, top_left, height, width)
+        else:
+            out = F.crop(inpt, top, left, height, width)
         if isinstance(out, torch.Tensor) and kind_of(type(out)) is BoundingBoxes:
             # As torchvision: the boxes whose centre is outside the crop become all zeros.
             plain = unwrap(out)
