@@ -105,6 +105,11 @@ class RandomIoUCrop(Transform):
 
     # ---- the draw ----------------------------------------------------------------------------------------------
 
+    def __prepare_scriptable__(self) -> None:
+        raise TypeError(
+            "RandomIoUCrop needs BoundingBoxes in the sample, which TorchScript cannot represent; it cannot be scripted"
+        )
+
     @torch.jit.unused
     def check_inputs(self, flat_inputs: List[Any]) -> None:
         has_boxes = any(isinstance(x, torch.Tensor) and kind_of(type(x)) is BoundingBoxes for x in flat_inputs)
@@ -175,7 +180,8 @@ class RandomIoUCrop(Transform):
     # ---- the crop ------------------------------------------------------------------------------------------------
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        if python_choice(params["apply"]) is False:
+        choice = python_choice(params["apply"])
+        if choice is not None and not choice:
             return inpt
         box = ints_of(params, "box")
         top, left, height, width = box[0], box[1], box[2], box[3]

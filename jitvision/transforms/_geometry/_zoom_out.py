@@ -64,7 +64,8 @@ class RandomZoomOut(PaddingTransform):
         return self._padding([batch_size], height, width, device)
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        if python_choice(params["apply"]) is False:
+        choice = python_choice(params["apply"])
+        if choice is not None and not choice:
             return inpt
         return self._pad(inpt, ints_of(params, "padding"))
 
