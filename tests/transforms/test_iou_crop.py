@@ -76,7 +76,8 @@ def test_draw_is_torchvisions_loop_and_forced_parameters_give_torchvisions_resul
         assert torch.equal(params["keep"], within)
         forced = {"top": box[0], "left": box[1], "height": box[2], "width": box[3], "is_within_crop_area": within}
         theirs = tv_transforms.RandomIoUCrop()
-        expected_out = {k: theirs.transform(v, forced) if k != "labels" else v for k, v in to_torchvision(sample).items()}
+        tv_sample = to_torchvision(sample)
+        expected_out = {k: theirs.transform(v, forced) if k != "labels" else v for k, v in tv_sample.items()}
         out = {k: ours.transform(v, dict(params)) if k != "labels" else v for k, v in sample.items()}
         assert_matches_oracle(out, expected_out, what=f"seed {seed}")
     assert applied >= 3

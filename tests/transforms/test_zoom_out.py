@@ -22,7 +22,8 @@ CASES = [
 @pytest.mark.parametrize("kwargs, tv_kwargs", CASES)
 @pytest.mark.parametrize("format, dtype", [("XYXY", torch.uint8), ("XYWH", torch.float32), ("CXCYWH", torch.uint8)])
 def test_matches_torchvision_under_the_same_seed(kwargs, tv_kwargs, format, dtype):
-    ours, theirs = T.RandomZoomOut(**kwargs), tv_transforms.RandomZoomOut(**(kwargs if tv_kwargs is None else tv_kwargs))
+    ours = T.RandomZoomOut(**kwargs)
+    theirs = tv_transforms.RandomZoomOut(**(kwargs if tv_kwargs is None else tv_kwargs))
     for seed in range(4):
         height, width = [(17, 23), (40, 31), (64, 64), (9, 50)][seed]
         sample = _sample(seed, height, width, format, dtype)

@@ -153,9 +153,8 @@ class RandomIoUCrop(Transform):
         flat = xyxy.reshape(-1, 4)
         cx = 0.5 * (flat[:, 0] + flat[:, 2])
         cy = 0.5 * (flat[:, 1] + flat[:, 3])
-        within = (
-            (left.unsqueeze(-1) < cx) & (cx < right.unsqueeze(-1)) & (top.unsqueeze(-1) < cy) & (cy < bottom.unsqueeze(-1))
-        )  # [rounds, trials, boxes]
+        left_, right_, top_, bottom_ = left.unsqueeze(-1), right.unsqueeze(-1), top.unsqueeze(-1), bottom.unsqueeze(-1)
+        within = (left_ < cx) & (cx < right_) & (top_ < cy) & (cy < bottom_)  # [rounds, trials, boxes]
         iou = _box_iou_with_crops(flat, torch.stack([left, top, right, bottom], -1))
         # The best IoU among the boxes whose centre is inside (a -inf column: no box at all is no failure to reduce).
         masked = torch.where(within, iou, torch.full_like(iou, -math.inf))

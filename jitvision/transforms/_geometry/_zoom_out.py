@@ -46,7 +46,9 @@ class RandomZoomOut(PaddingTransform):
         self.side_range = [low, high]
         self.p = float(p)
 
-    def _padding(self, batch_shape: List[int], height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+    def _padding(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
         # One stream as torchvision's: the coin, r, then the position (rand(1), rand(1), rand(2) = rand(4)).
         u = uniform(batch_shape + [4], self._rng(), device)
         apply = u[..., 0] < self.p
