@@ -133,13 +133,38 @@ class RandomIoUCrop(Transform):
         """``apply`` (bool), ``box`` (int64 [top, left, height, width], the whole image when not applied) and
         ``keep`` (bool, one per box: its centre is inside the crop) from the boxes ``[..., 4]`` in xyxy."""
         device = xyxy.device
-        rounds, trials = self.rounds, self.trials
-        u = uniform([rounds, 1 + 4 * trials], self._rng(), device)
+        u = uniform([self.rounds, 1 + 4 * self.trials], self._rng(), device)
         # The option of each round, as torchvision's randint(len(options)) would pick it.
         n = len(self.options)
         option = (u[:, 0] * n).to(torch.int64).clamp(max=n - 1)
         thresholds = torch.tensor(self.options, dtype=torch.float32, device=device).index_select(0, option)
         leave = torch.tensor([o >= 1.0 for o in self.options], device=device).index_select(0, option)
+        if torch.jit.is_scripting() or is_tracing():
+            return self._first_passing(u, thresholds, leave, xyxy, height, width)
+        # Eager: the same selection one round at a time, stopping at the first round that decides (most calls
+        # decide in the first): the same uniforms and the same result as evaluating every round at once.
+        for k, leaves in enumerate(leave.tolist()):
+            if leaves:
+                break
+            params = self._first_passing(u[k : k + 1], thresholds[k : k + 1], leave[k : k + 1], xyxy, height, width)
+            if bool(params["apply"]):
+                return params
+        whole = torch.tensor([0, 0, height, width], dtype=torch.int64, device=device)
+        keep = torch.ones(xyxy.shape[:-1], dtype=torch.bool, device=device)
+        return {"apply": torch.tensor(False, device=device), "box": whole, "keep": keep}
+
+    def _first_passing(
+        self,
+        u: torch.Tensor,
+        thresholds: torch.Tensor,
+        leave: torch.Tensor,
+        xyxy: torch.Tensor,
+        height: int,
+        width: int,
+    ) -> Dict[str, torch.Tensor]:
+        """The first passing candidate of the first deciding round among ``u``'s rounds, with tensor ops only."""
+        device = xyxy.device
+        rounds, trials = u.shape[0], self.trials
         draws = u[:, 1:].reshape(rounds, trials, 4)
         # torchvision's float32 arithmetic: new side = int(side * (min + (max - min) * r)), offset = int(room * r).
         scale = self.min_scale + (self.max_scale - self.min_scale) * draws[..., 0:2]
