@@ -106,3 +106,16 @@ def test_exports_and_stays_random_and_consistent():
     for out in outputs:
         assert_consistent(out, sample, typed=False)
     assert any(not torch.equal(outputs[0]["image"], o["image"]) for o in outputs[1:])
+
+
+def test_bad_samples_name_the_transform():
+    import pytest
+
+    sample = detection_sample(0)
+    del sample["labels"]
+    torch.manual_seed(0)
+    with pytest.raises(ValueError, match="SanitizeBoundingBoxes: no labels"):
+        pipeline()(sample)
+    no_boxes = {"image": detection_sample(0)["image"], "labels": torch.arange(3)}
+    with pytest.raises(TypeError, match="RandomIoUCrop: the sample must hold"):
+        pipeline()(no_boxes)
