@@ -82,8 +82,9 @@ def _memo_ints(params: Dict[str, Any], key: str) -> List[int]:
 def refuse_batch(owner: str) -> None:
     raise ValueError(
         f"{owner}: its output size is drawn per sample, so the samples of a batch would come out in different "
-        "sizes; apply it to each sample before batching (tv_tensors.batch_samples), or pass a plain tensor for "
-        "one draw shared by all"
+        "sizes; follow it with a fixed-size Resize in a Compose (which runs the steps up to it sample by sample), "
+        "apply it to each sample before batching (tv_tensors.batch_samples), or pass a plain tensor for one draw "
+        "shared by all"
     )
 
 

@@ -119,3 +119,25 @@ def test_bad_samples_name_the_transform():
     no_boxes = {"image": detection_sample(0)["image"], "labels": torch.arange(3)}
     with pytest.raises(TypeError, match="RandomIoUCrop: the sample must hold"):
         pipeline()(no_boxes)
+
+
+def test_a_batch_runs_the_drawn_size_steps_sample_by_sample_up_to_the_fixed_resize():
+    steps = [T.RandomZoomOut(), T.RandomIoUCrop(), T.RandomHorizontalFlip(), T.Resize((SIZE, SIZE))]
+    samples = [detection_sample(seed) for seed in range(4)]
+    torch.manual_seed(7)
+    batch = T.Compose([*steps, T.SanitizeBoundingBoxes()])(tv_tensors.batch_samples(samples))
+    assert type(batch["image"]) is tv_tensors.BatchedImages and batch["image"].shape == (4, 3, SIZE, SIZE)
+    torch.manual_seed(7)
+    expected = [T.Compose(steps)(sample) for sample in samples]  # the same draws, one sample after the other
+    outputs = tv_tensors.unbatch_samples(batch)
+    for out, want, sample in zip(outputs, expected, samples):
+        assert_consistent(out, sample)
+        kept = T.SanitizeBoundingBoxes()(want)
+        assert_matches_oracle(out, kept)
+    assert len({tuple(o["boxes"].shape) for o in outputs} | {o["image"].sum().item() for o in outputs}) > 2
+    images = torch.stack([s["image"].as_subclass(torch.Tensor) for s in samples])
+    torch.manual_seed(3)
+    rows = T.Compose([T.RandomZoomOut(p=1.0), T.Resize((SIZE, SIZE))]).forward_batch(images)
+    torch.manual_seed(3)
+    one_by_one = [T.Compose([T.RandomZoomOut(p=1.0), T.Resize((SIZE, SIZE))])(image) for image in images]
+    torch.testing.assert_close(rows, torch.stack(one_by_one), rtol=0, atol=0)

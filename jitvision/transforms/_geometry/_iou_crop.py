@@ -62,6 +62,8 @@ class RandomIoUCrop(Transform):
     ``min_scale <= max_scale <= 1``, ``0 < min_aspect_ratio <= max_aspect_ratio``, ``trials >= 1`` and a non-empty
     ``sampler_options`` are required (torchvision does not check, and loops forever or crops outside the image)."""
 
+    # Compose runs it sample by sample up to a later fixed-size Resize on batches (see Compose).
+    _drawn_output_size = True
     _functional = staticmethod(F.crop)
 
     def __init__(

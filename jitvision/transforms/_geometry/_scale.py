@@ -39,6 +39,8 @@ def _check_antialias(antialias: Any, owner: str) -> Optional[bool]:
 class _RandomSizeResize(Transform):
     """Resize every leaf to ``params["size"]`` (int64 ``[2]``, drawn by the subclass)."""
 
+    # Compose runs it sample by sample up to a later fixed-size Resize on batches (see Compose).
+    _drawn_output_size = True
     _functional = staticmethod(F.resize)
 
     def __init__(self, interpolation: Union[str, InterpolationMode, int], antialias: Optional[bool]) -> None:

@@ -26,6 +26,8 @@ class RandomZoomOut(PaddingTransform):
     input's (``r`` uniform in ``side_range``, ``side_range[0] >= 1``), filled with ``fill``, at a uniform random
     offset. Boxes and keypoints move with it."""
 
+    # Compose runs it sample by sample up to a later fixed-size Resize on batches (see Compose).
+    _drawn_output_size = True
     _functional = staticmethod(F.pad)
 
     def __init__(
