@@ -17,6 +17,9 @@ give the static output shape) and callable from TorchScript as ``torch.ops.jitvi
   positions computed per pixel from [G, 8] affine or projective grid coefficients (``csrc/warp.cpp``);
 - ``flip_if(input, apply, dims)``: ``input.flip(dims)`` if the one-element tensor ``apply`` is true, else a copy,
   any dtype and device (a compiled random flip: inductor's own flip is 20-70x slower than torch's here);
+- ``gaussian_blur(image, kernel_size, sigma_x, sigma_y)``, ``gaussian_noise(image, mean, sigma, clip)`` and
+  ``erase_box(image, box, value)``: GaussianBlur/GaussianNoise/RandomErasing's effects in eager and as one node
+  under compile (``csrc/filters.cpp``; ``FILTERS`` says whether the extension has them);
 - ``resize_center_crop(image, size, max_size=None, crop_size=None, mean=None, std=None, to_float=False)``:
   torchvision's ``Resize(size, max_size)`` (bilinear, antialias) followed by ``CenterCrop(crop_size)`` (zero
   padding where the crop is larger), computing only the cropped window.
@@ -40,7 +43,11 @@ try:
 except ImportError:  # built without a compiler, or an incompatible torch: the pure-PyTorch path is used
     AVAILABLE = False
 
-__all__ = ["AVAILABLE", "resized_crop_reference", "resize_center_crop_reference"]
+# The filter ops of csrc/filters.cpp (gaussian_blur, gaussian_noise, erase_box): absent from an extension built
+# before they existed, in which case their callers keep the pure-PyTorch paths.
+FILTERS = AVAILABLE and hasattr(torch.ops.jitvision_native, "gaussian_blur")
+
+__all__ = ["AVAILABLE", "FILTERS", "resized_crop_reference", "resize_center_crop_reference"]
 
 
 # ---- the reference: torch's uint8 antialiased bilinear arithmetic, in PyTorch ----------------------------------
@@ -191,3 +198,18 @@ if AVAILABLE:
         if crop_size is None:  # the whole resized image: its size follows the input's (symbolic under export)
             crop_size = _resized_size(image.shape[-2], image.shape[-1], list(size), max_size)
         return image.new_empty((*image.shape[:-2], crop_size[0], crop_size[1]), dtype=dtype)
+
+
+if FILTERS:
+
+    @torch.library.register_fake("jitvision_native::gaussian_blur")
+    def _gaussian_blur_fake(image, kernel_size, sigma_x, sigma_y):
+        return torch.empty_like(image, memory_format=torch.contiguous_format)
+
+    @torch.library.register_fake("jitvision_native::gaussian_noise")
+    def _gaussian_noise_fake(image, mean, sigma, clip):
+        return torch.empty_like(image, memory_format=torch.contiguous_format)
+
+    @torch.library.register_fake("jitvision_native::erase_box")
+    def _erase_box_fake(image, box, value):
+        return torch.empty_like(image, memory_format=torch.contiguous_format)

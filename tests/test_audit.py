@@ -167,3 +167,17 @@ def test_bad_options_are_rejected():
         audit.run_audit("jitvision", ops=["horizontal_flip"], modes=["jit"])
     with pytest.raises(ValueError, match="unknown input kinds"):
         audit.run_audit("jitvision", ops=["horizontal_flip"], kinds=["png"])
+
+
+def test_mixup_and_cutmix_are_audited_on_labelled_batches():
+    result = audit.run_audit(
+        "jitvision", ops=["MixUp", "CutMix"], kinds=["labelled-tensor", "labelled-batch"], modes=["eager", "script"]
+    )
+    for op in ("MixUp", "CutMix"):
+        assert _cell(result, op, "labelled-tensor", "eager")["status"] == "pass"
+        assert _cell(result, op, "labelled-tensor", "script")["status"] == "pass"  # through mix(images, labels)
+        assert _cell(result, op, "labelled-batch", "script")["status"] == "n/a"
+        assert _rows(result, op, "labelled-batch")[0]["random"] is True
+    theirs = audit.run_audit("torchvision", ops=["MixUp"], kinds=["labelled-tensor"], modes=["eager", "script"])
+    assert _cell(theirs, "MixUp", "labelled-tensor", "eager")["status"] == "pass"
+    assert _cell(theirs, "MixUp", "labelled-tensor", "script")["status"] == "fail"

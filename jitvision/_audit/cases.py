@@ -19,8 +19,12 @@ KINDS: Tuple[str, ...] = ("float", "uint8", "Image", "Video", "Mask", "BoundingB
 # ``batch-tensor`` a plain [2, C, H, W] tensor through ``forward_batch`` (what TorchScript runs), and
 # ``detection-batch`` two detection samples with 3 and 1 objects (batch_samples).
 BATCH_KINDS: Tuple[str, ...] = ("batch", "batch-tensor", "detection-batch")
-ALL_KINDS: Tuple[str, ...] = (*KINDS, "PIL", "boxes", "points", *BATCH_KINDS)
-PLAIN_KINDS: Tuple[str, ...] = ("float", "uint8", "boxes", "points", "batch-tensor")
+# What MixUp and CutMix take: a batch [2, C, H, W] and its labels [2] (class indices), as one tuple. The batch is
+# a plain tensor (``labelled-tensor``; scripted, the class mixes with its ``mix(images, labels)`` method), an Image
+# (``labelled-Image``) or a BatchedImages, whose samples draw their own mix (``labelled-batch``).
+LABELLED_KINDS: Tuple[str, ...] = ("labelled-tensor", "labelled-Image", "labelled-batch")
+ALL_KINDS: Tuple[str, ...] = (*KINDS, "PIL", "boxes", "points", *BATCH_KINDS, *LABELLED_KINDS)
+PLAIN_KINDS: Tuple[str, ...] = ("float", "uint8", "boxes", "points", "batch-tensor", "labelled-tensor")
 # Kinds whose last two tensor dimensions are height and width (export with dynamic H/W applies to them).
 DENSE_KINDS: Tuple[str, ...] = ("float", "uint8", "Image", "Video", "Mask", "batch", "batch-tensor")
 
@@ -235,6 +239,8 @@ CLASS_CASES: Dict[str, Case] = {
     "ScaleJitter": Case({"target_size": (24, 24)}),
     "RandomShortestSize": Case({"min_size": [20, 24], "max_size": 40}),
     "RandomResize": Case({"min_size": 20, "max_size": 30}),
+    "MixUp": Case({"num_classes": 4}, kinds=LABELLED_KINDS, image_dtype=torch.float32),
+    "CutMix": Case({"num_classes": 4}, kinds=LABELLED_KINDS, image_dtype=torch.float32),
 }
 
 
@@ -305,6 +311,16 @@ def make_input(kind: str, tv_tensors: ModuleType, size: Tuple[int, int], image_d
             for objects in (3, 1)
         ]
         return tv_tensors.batch_samples(samples)
+    if kind in LABELLED_KINDS:
+        labels = torch.randint(0, 4, (2,))
+        images = _image(height, width, image_dtype, leading=(2,))
+        if kind == "labelled-tensor":
+            return images, labels
+        if kind == "labelled-Image":
+            return tv_tensors.Image(images), labels
+        if not hasattr(tv_tensors, "BatchedImages"):
+            raise NotApplicable("the target has no per-sample batch API")
+        return tv_tensors.BatchedImages(images), labels
     if kind == "PIL":
         hwc = _image(height, width, torch.uint8).permute(1, 2, 0).contiguous()
         return PIL.Image.frombytes("RGB", (width, height), bytes(hwc.flatten().tolist()))

@@ -16,7 +16,7 @@ import torch
 import torch._dynamo
 import torch._dynamo.testing
 
-from .cases import DENSE_KINDS, FIXED_SIZE, OTHER_SIZES, PLAIN_KINDS, NotApplicable, make_input
+from .cases import DENSE_KINDS, FIXED_SIZE, LABELLED_KINDS, OTHER_SIZES, PLAIN_KINDS, NotApplicable, make_input
 from .outcome import (
     NA,
     PASS,
@@ -60,6 +60,16 @@ class _Bound(torch.nn.Module):
 
 def _call_forward_batch(x: Any, transform: Any) -> Any:
     return transform.forward_batch(x)
+
+
+def _call_mix(loaded: Any) -> Callable[[Any], Any]:
+    """A scripted MixUp/CutMix mixes with its exported ``mix(images, labels)`` (a module's forward takes one
+    tensor in TorchScript)."""
+
+    def call(x: Any) -> Any:
+        return loaded.mix(*x)
+
+    return call
 
 
 _SOURCES = itertools.count()
@@ -296,8 +306,13 @@ class CaseChecks:
         loaded, reason, fallback = self._scripted()
         if loaded is None:
             return failed(f"{fallback}; {reason}" if fallback else reason)
+        scripted_fn = loaded.forward_batch if self.kind == "batch-tensor" else loaded
+        if self.kind in LABELLED_KINDS:
+            if not hasattr(loaded, "mix"):
+                return failed("the scripted module has no mix(images, labels) method, and its forward takes one tensor")
+            scripted_fn = _call_mix(loaded)
         try:
-            out = _seeded(loaded.forward_batch if self.kind == "batch-tensor" else loaded, self.x)
+            out = _seeded(scripted_fn, self.x)
         except Exception as exc:
             return failed(f"scripted call: {one_line(exc)}")
         # TorchScript has no tv_tensor types: values are compared, not types.

@@ -54,6 +54,16 @@ Per row: torchvision v2 and jitvision (TV), albumentations 2.0.8 (A), kornia 0.9
 - Elastic: TV ElasticTransform(alpha=50, sigma=5), bilinear; A ElasticTransform(alpha=50, sigma=5,
   INTER_LINEAR); K RandomElasticTransform((31, 31), sigma=(5, 5), alpha=(0.1, 0.1), p=1) (alpha relative to the
   size: about 50 px on these images).
+- GaussianBlur / GaussianBlur9: TV GaussianBlur(5 / 9, sigma=(1.0, 1.0)) / (2.0, 2.0) (a fixed sigma; reflect
+  borders); A GaussianBlur(blur_limit=(5, 5) / (9, 9), sigma_limit=(1.0, 1.0) / (2.0, 2.0)) (cv2.GaussianBlur,
+  BORDER_REFLECT_101); K RandomGaussianBlur((5, 5) / (9, 9), (1.0, 1.0) / (2.0, 2.0), p=1) (reflect).
+- GaussianNoise: TV GaussianNoise(mean=0, sigma=0.1, clip=True) on uint8 (noise in units of 255, clipped); A
+  GaussNoise(std_range=(0.1, 0.1), mean_range=(0, 0), per_channel=True); K RandomGaussianNoise(0, 0.1, p=1).
+- RandomErasing: TV RandomErasing(p=1, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0); A Erasing(the same
+  scale, ratio, fill=0) (albumentations' port of it; CoarseDropout draws several holes of other sizes); K
+  RandomErasing(the same scale, ratio, value=0, p=1).
+- JPEG: TV JPEG(quality=50) (encode + decode, uint8); A ImageCompression("jpeg", quality_range=(50, 50)) (cv2's
+  libjpeg-turbo); K RandomJPEG(jpeg_quality=50, p=1) (kornia's differentiable JPEG on float input).
 
 All albumentations transforms get p=1.
 Outputs are made contiguous (``.contiguous()``, ``np.ascontiguousarray``), as the albumentations benchmark does.
@@ -308,6 +318,36 @@ ROWS: List[Row] = [
         lambda ns: cls(ns, "RandomResize")(400, 600, interpolation=_interp(ns)),
         lambda A, cv2: A.SmallestMaxSize(max_size=list(range(400, 600)), interpolation=cv2.INTER_LINEAR, p=1),
         None,
+    ),
+    Row(
+        "GaussianBlur",
+        lambda ns: cls(ns, "GaussianBlur")(5, sigma=(1.0, 1.0)),
+        lambda A, cv2: A.GaussianBlur(blur_limit=(5, 5), sigma_limit=(1.0, 1.0), p=1),
+        lambda K: K.RandomGaussianBlur((5, 5), (1.0, 1.0), p=1.0),
+    ),
+    Row(
+        "GaussianBlur9",
+        lambda ns: cls(ns, "GaussianBlur")(9, sigma=(2.0, 2.0)),
+        lambda A, cv2: A.GaussianBlur(blur_limit=(9, 9), sigma_limit=(2.0, 2.0), p=1),
+        lambda K: K.RandomGaussianBlur((9, 9), (2.0, 2.0), p=1.0),
+    ),
+    Row(
+        "GaussianNoise",
+        lambda ns: cls(ns, "GaussianNoise")(mean=0.0, sigma=0.1, clip=True),
+        lambda A, cv2: A.GaussNoise(std_range=(0.1, 0.1), mean_range=(0.0, 0.0), per_channel=True, p=1),
+        lambda K: K.RandomGaussianNoise(mean=0.0, std=0.1, p=1.0),
+    ),
+    Row(
+        "RandomErasing",
+        lambda ns: cls(ns, "RandomErasing")(p=1.0, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0),
+        lambda A, cv2: A.Erasing(scale=(0.02, 0.33), ratio=(0.3, 3.3), fill=0, p=1),
+        lambda K: K.RandomErasing(scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0.0, p=1.0),
+    ),
+    Row(
+        "JPEG",
+        lambda ns: cls(ns, "JPEG")(50),
+        lambda A, cv2: A.ImageCompression(compression_type="jpeg", quality_range=(50, 50), p=1),
+        lambda K: K.RandomJPEG(jpeg_quality=50.0, p=1.0),
     ),
 ]
 

@@ -9,7 +9,7 @@ import torch
 
 from ..tv_tensors import wrap
 from . import functional as F
-from ._random import draw_coins, uniform
+from ._random import draw_coins, normal_like, uniform
 from ._transform import RandomApplyTransform
 from ._utils import require_image
 from .functional._dispatch import is_pure_tensor, is_tracing, unwrap
@@ -127,10 +127,7 @@ class RandomErasing(RandomApplyTransform):
         channels = image.shape[-3] if image.ndim >= 3 else 1
         value = self.value
         if value is None:
-            generator = self._rng()
-            if generator is None:
-                return torch.randn(image.shape, dtype=torch.float32, device=image.device)
-            return torch.randn(image.shape, generator=generator, dtype=torch.float32, device=image.device)
+            return normal_like(image, self._rng(), torch.float32)
         if len(value) != 1 and len(value) != channels:
             raise ValueError(
                 f"RandomErasing: value needs 1 or {channels} numbers (one per channel), got {len(value)}"

@@ -23,7 +23,7 @@ from ._batch import is_batch_leaf
 from ._random import rows_view, uniform
 from ._transform import Transform
 from ._utils import find_labels
-from .functional._dispatch import is_pure_tensor, unwrap
+from .functional._dispatch import is_pure_tensor, is_tracing, unwrap
 from .functional._erase import box_mask
 
 
@@ -62,6 +62,16 @@ class _MixTransform(Transform):
         """Beta(alpha, alpha) draws of ``shape`` (float64), from a Dirichlet of two equal concentrations."""
         concentration = torch.full(shape + [2], self.alpha, dtype=torch.float64, device=device)
         generator = self._rng()
+        if len(shape) > 0:
+            # A batch: two Gamma(alpha) draws per sample, normalised. _sample_dirichlet (torchvision's draw, kept for
+            # one sample so a seed gives its lambda) has no fake-tensor kernel for a symbolic batch size, so it
+            # broke compiles with a dynamic batch dimension.
+            if generator is None:
+                gammas = torch._standard_gamma(concentration)
+            else:
+                gammas = torch._standard_gamma(concentration, generator=generator)
+            total = gammas.sum(-1)
+            return torch.where(total > 0, gammas[..., 0] / total.clamp_min(1e-300), 0.5)
         if generator is None:
             return torch._sample_dirichlet(concentration)[..., 0]
         return torch._sample_dirichlet(concentration, generator=generator)[..., 0]
@@ -82,6 +92,16 @@ class _MixTransform(Transform):
             )
         if labels.ndim == 1 and num_classes is None:
             raise ValueError(f"{owner}: num_classes must be given for class-index (1D) labels")
+        if labels.ndim == 1 and (labels.is_floating_point() or labels.dtype == torch.bool):
+            raise ValueError(f"{owner}: class-index (1D) labels must be an integer tensor, got {labels.dtype}")
+        if labels.ndim == 1 and num_classes is not None and not torch.jit.is_scripting():
+            if not is_tracing() and labels.numel() > 0:  # eager: one host read, a clear message instead of one_hot's
+                low, high = int(labels.min()), int(labels.max())
+                if low < 0 or high >= num_classes:
+                    raise ValueError(
+                        f"{owner}: class indices must lie in [0, {num_classes - 1}] (num_classes={num_classes}), "
+                        f"got values from {low} to {high}"
+                    )
 
     def _mix_labels(self, labels: torch.Tensor, lam: torch.Tensor) -> torch.Tensor:
         if labels.ndim == 1:

@@ -52,6 +52,16 @@ def uniform(
     return torch.rand(shape, generator=generator, dtype=dtype, device=device)
 
 
+def normal_like(like: torch.Tensor, generator: Optional[torch.Generator], dtype: torch.dtype) -> torch.Tensor:
+    """Standard normal noise shaped and laid out like ``like`` (``torch.randn_like``: a channels-last input gets
+    channels-last noise, drawn in memory order, as torchvision draws it), on ``generator`` when one is given. The
+    one place noise is drawn: GaussianNoise, RandomErasing's ``"random"`` value and the native noise op
+    (``jitvision_native::gaussian_noise``, the same ``randn_like``) give the same values for a seed."""
+    if generator is None:
+        return torch.randn_like(like, dtype=dtype)
+    return torch.randn_like(like, dtype=dtype, generator=generator)
+
+
 def draw_coins(
     p: float, batch_shape: List[int], generator: Optional[torch.Generator], device: torch.device
 ) -> torch.Tensor:

@@ -83,13 +83,13 @@ def traceable_class(cls: type) -> type:
     return cls
 
 
-def wrap(tensor: torch.Tensor, *, like: torch.Tensor, **metadata: Any) -> torch.Tensor:
-    """``tensor`` as the type of ``like`` (a jitvision or torchvision tv_tensor), with ``like``'s metadata
+def wrap(wrappee: torch.Tensor, *, like: torch.Tensor, **metadata: Any) -> torch.Tensor:
+    """``wrappee`` as the type of ``like`` (a jitvision or torchvision tv_tensor), with ``like``'s metadata
     except where ``metadata`` overrides it."""
     cls = traceable_class(type(like))
     if isinstance(like, TVTensor):
-        return cls._wrap(tensor, **{**like._metadata(), **metadata})
+        return cls._wrap(wrappee, **{**like._metadata(), **metadata})
     # A torchvision tv_tensor: its own classmethod keeps its own metadata types (its format enum, ...).
     if "format" in metadata:
         metadata["format"] = metadata["format"].name
-    return cls.wrap(tensor, like=like, **metadata)
+    return cls.wrap(wrappee, like=like, **metadata)

@@ -8,8 +8,8 @@ from PIL import Image as PILImage
 
 import jitvision.transforms as T
 import jitvision.transforms.functional as F
-from jitvision import tv_tensors
-from jitvision.transforms.functional import _blur
+from jitvision import _native, tv_tensors
+from jitvision.transforms.functional import _blur, _erase
 from tests.helpers import (
     assert_matches_oracle,
     assert_one_graph,
@@ -31,12 +31,12 @@ def _blur_cases():
         yield h, w, [kx, ky], sigma
 
 
-@pytest.mark.parametrize("opencv", [True, False])
+@pytest.mark.parametrize("native", [True, False])
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.float32, torch.float64, torch.int16])
 @pytest.mark.parametrize("h, w, kernel_size, sigma", list(_blur_cases()))
-def test_gaussian_blur_matches_torchvision(h, w, kernel_size, sigma, dtype, opencv, monkeypatch):
-    if not opencv:
-        monkeypatch.setattr(_blur, "_cv2", None)
+def test_gaussian_blur_matches_torchvision(h, w, kernel_size, sigma, dtype, native, monkeypatch):
+    if not native:  # the tensor formulation (TorchScript's, and everyone's without the extension)
+        monkeypatch.setattr(_native, "FILTERS", False)
     image = make_image(h, w, dtype if dtype != torch.int16 else torch.uint8).to(dtype)
     for inpt in (image, tv_tensors.Image(image), tv_tensors.Video(image[None].expand(2, -1, -1, -1))):
         assert_matches_oracle(
@@ -149,3 +149,143 @@ def test_script_roundtrip_of_blur_matches_eager(tmp_path):
     image = make_image(dtype=torch.float32)
     loaded = script_roundtrip(T.GaussianBlur(5, sigma=1.7), tmp_path)
     torch.testing.assert_close(loaded(image), tv_functional.gaussian_blur(image, [5, 5], [1.7, 1.7]))
+
+
+# ---- the native ops (csrc/filters.cpp) against the tensor formulations ------------------------------------------
+
+
+def _layouts(image):
+    yield image
+    yield image.contiguous(memory_format=torch.channels_last)
+    yield image[..., 1:, :-1]  # a strided view
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.float32, torch.float64])
+def test_native_blur_matches_the_tensor_formulation(dtype):
+    torch.manual_seed(11)
+    for _ in range(6):
+        h, w = torch.randint(3, 40, (2,)).tolist()
+        kx = 2 * torch.randint(0, min(w - 1, 6), ()).item() + 1  # kx // 2 < the width after the view's cut
+        ky = 2 * torch.randint(0, min(h - 1, 6), ()).item() + 1
+        per_row = bool(torch.rand(()) < 0.5)
+        sigma_x = torch.rand(3 if per_row else (), dtype=torch.float64) * 3 + 0.05
+        sigma_y = sigma_x if torch.rand(()) < 0.5 else torch.rand(sigma_x.shape, dtype=torch.float64) * 3 + 0.05
+        for image in _layouts(make_image(h + 1, w + 1, dtype, batch=(3,))):
+            native = torch.ops.jitvision_native.gaussian_blur(image, [kx, ky], sigma_x, sigma_y)
+            wdtype = torch.float32 if dtype == torch.uint8 else dtype
+            weights_x = _blur.gaussian_weights(kx, sigma_x, wdtype)
+            weights_y = _blur.gaussian_weights(ky, sigma_y, wdtype)
+            expected = _blur.blur_separable(image, [kx, ky], weights_x, weights_y)
+            assert native.is_contiguous() and native.dtype == dtype
+            assert_matches_oracle(native, expected, float_atol=1e-5 if dtype == torch.float32 else 1e-9)
+
+
+def test_native_blur_refuses_bad_arguments():
+    image = make_image(8, 8)
+    sigma = torch.tensor(1.0, dtype=torch.float64)
+    op = torch.ops.jitvision_native.gaussian_blur
+    for kernel_size, match in (([4, 3], "odd positive"), ([0, 3], "odd positive"), ([17, 3], "larger than half")):
+        with pytest.raises(ValueError, match=f"gaussian_blur: kernel_size.*{match}"):
+            op(image, kernel_size, sigma, sigma)
+    with pytest.raises(ValueError, match="gaussian_blur: sigma must be positive"):
+        op(image, [3, 3], -sigma, sigma)
+    with pytest.raises(ValueError, match="gaussian_blur: 2 sigmas"):
+        op(image, [3, 3], torch.ones(2, dtype=torch.float64), torch.ones(2, dtype=torch.float64))
+    with pytest.raises(TypeError, match="gaussian_blur: the native blur takes"):
+        op(image.to(torch.int16), [3, 3], sigma, sigma)
+    with pytest.raises(ValueError, match="GaussianBlur|gaussian_blur"):  # too small for the kernel, from the class
+        T.GaussianBlur(9)(make_image(3, 3))
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.float32])
+def test_native_noise_is_the_python_kernel_under_a_seed(dtype, monkeypatch):
+    # the op draws randn_like from the global generator as the Python kernel does: same values for a seed, for
+    # every layout (channels-last noise is drawn in memory order, as torchvision's randn_like)
+    for image in _layouts(make_image(17, 23, dtype, batch=(2,))):
+        mean, sigma = torch.rand(2).tolist()
+        for clip in (True, False):
+            torch.manual_seed(5)
+            native = F.gaussian_noise(image, mean, sigma, clip)
+            torch.manual_seed(5)
+            theirs = tv_functional.gaussian_noise(image, mean=mean, sigma=sigma, clip=clip)
+            with monkeypatch.context() as patch:
+                patch.setattr(_native, "FILTERS", False)
+                torch.manual_seed(5)
+                python = F.gaussian_noise(image, mean, sigma, clip)
+            assert torch.equal(native, python)
+            assert_matches_oracle(native, theirs, float_atol=1e-6)
+
+
+def test_native_erase_matches_the_mask_formulation(monkeypatch):
+    torch.manual_seed(12)
+    for dtype in (torch.uint8, torch.float32):
+        for image in _layouts(make_image(21, 26, dtype, batch=(4,))):
+            h, w = image.shape[-2:]
+            # boxes inside, reaching past the edges, empty; one for all rows, or one per row
+            boxes = torch.stack([torch.randint(-3, h, (4,)), torch.randint(-3, w, (4,)),
+                                 torch.randint(0, h + 4, (4,)), torch.randint(0, w + 4, (4,))], dim=-1)
+            boxes[0, 2] = 0
+            boxes = boxes.clamp(min=0)
+            for box in (boxes, boxes[1]):
+                for value in (torch.tensor(7.0), torch.rand(3, 1, 1) * 200, torch.randn(image.shape)):
+                    native = _erase.erase_where(image, box, value)
+                    with monkeypatch.context() as patch:
+                        patch.setattr(_native, "FILTERS", False)
+                        expected = _erase.erase_where(image, box, value)
+                    assert torch.equal(native, expected)
+
+
+def _graph_targets(fn, *args):
+    targets = []
+
+    def backend(gm, example_inputs):
+        targets.extend(str(node.target) for node in gm.graph.nodes if node.op == "call_function")
+        return gm.forward
+
+    torch._dynamo.reset()
+    torch.compile(fn, backend=backend, fullgraph=True)(*args)
+    return targets
+
+
+def test_compiled_effects_are_one_native_node():
+    image = make_image(20, 24)
+    blur = _graph_targets(T.GaussianBlur(5, sigma=(0.5, 2.0)), image)
+    noise = _graph_targets(T.GaussianNoise(), image)
+    erase = _graph_targets(T.RandomErasing(p=1.0), image)
+    # compiled in a process with OpenCV: eager's OpenCV filter as one node; without it: the C++ op
+    assert sum("jitvision.gaussian_blur_opencv" in t for t in blur) == 1 and not any("pad" in t for t in blur)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_blur, "_cv2", None)
+        without_opencv = _graph_targets(T.GaussianBlur(5, sigma=(0.5, 2.0)), image)
+    assert sum("jitvision_native.gaussian_blur" in t for t in without_opencv) == 1
+    assert sum("jitvision_native.gaussian_noise" in t for t in noise) == 1 and not any("randn" in t for t in noise)
+    assert sum("jitvision_native.erase_box" in t for t in erase) == 1 and not any("arange" in t for t in erase)
+
+
+def test_compiled_noise_with_inductor_matches_eager_under_a_seed():
+    # the native op draws from the global generator in the compiled graph too, so a seed gives eager's result
+    # (inductor's own rand/randn, which RandomErasing's box draw compiles to, draw from another stream)
+    image = make_image(30, 40)
+    transform = T.GaussianNoise(sigma=0.2)
+    torch._dynamo.reset()
+    compiled = torch.compile(transform, fullgraph=True)
+    for seed in (0, 1):
+        torch.manual_seed(seed)
+        expected = transform(image)
+        torch.manual_seed(seed)
+        assert torch.equal(compiled(image), expected)
+
+
+def test_exported_blur_is_the_cpp_op_and_compiled_blur_matches_eager():
+    images = make_image(26, 31, batch=(3,))
+    program = torch.export.export(T.GaussianBlur(5, sigma=1.5), (images[0],))
+    targets = [str(node.target) for node in program.graph.nodes if node.op == "call_function"]
+    assert sum("jitvision_native.gaussian_blur" in t for t in targets) == 1
+    assert not any("gaussian_blur_opencv" in t for t in targets)  # a Python operator has no place in a program
+    torch.testing.assert_close(program.module()(images[0]), F.gaussian_blur(images[0], [5, 5], [1.5, 1.5]), atol=1,
+                               rtol=0)
+    # per-row sigmas on a batch, through the OpenCV operator under inductor, equal eager exactly
+    sigma = torch.tensor([0.5, 1.5, 3.0], dtype=torch.float64)
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda x, s: _blur.gaussian_blur_with_tensor_sigma(x, [5, 3], s), fullgraph=True)
+    assert torch.equal(compiled(images, sigma), _blur.gaussian_blur_with_tensor_sigma(images, [5, 3], sigma))

@@ -135,6 +135,18 @@ def test_mix_bad_input(cls_name):
         cls(alpha=0.0)
     with pytest.raises(ValueError, match=cls_name):
         cls(num_classes=3)(images, tv_tensors.Mask(torch.zeros(4, 8, 8)), torch.arange(4))
+    with pytest.raises(ValueError, match=f"{cls_name}: class-index"):
+        cls(num_classes=3)(images, torch.rand(4))  # 1D float labels are not class indices
+    for bad in (torch.tensor([0, 1, 3, 2]), torch.tensor([0, -1, 1, 2])):
+        with pytest.raises(ValueError, match=f"{cls_name}: class indices must lie in \\[0, 2\\]"):
+            cls(num_classes=3)(images, bad)
+    # the mix(images, labels) method (what a scripted module calls) checks the same
+    with pytest.raises(ValueError, match=cls_name):
+        cls(num_classes=3).mix(images, torch.randint(0, 3, (5,)))
+    with pytest.raises(ValueError, match=cls_name):
+        cls(num_classes=3).mix(images, torch.rand(4, 2))
+    with pytest.raises(ValueError, match=cls_name):
+        cls(num_classes=3).mix(images[0], torch.randint(0, 3, (3,)))
 
 
 # ---- LinearTransformation and temporal subsampling -------------------------------------------------------------

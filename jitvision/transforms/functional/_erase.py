@@ -2,8 +2,10 @@
 
 ``erase(inpt, i, j, h, w, v)`` sets rows ``i:i+h`` and columns ``j:j+w`` to ``v`` (broadcast to ``[..., C, h, w]``,
 cast to the image dtype), as torchvision does. ``erase_where`` does the same for a box given as a tensor
-(``[4]``: i, j, h, w; or ``[R, 4]``, one box per leading row) with a mask built from the box, so the output shape
-never depends on the box and a compiled RandomErasing stays one graph.
+(``[4]``: i, j, h, w; or ``[R, 4]``, one box per leading row): the native op ``jitvision_native::erase_box`` (a
+copy and one slice assignment per box, read from the box tensor inside the op), else (TorchScript, no extension) a
+``where`` over a mask built from the box. Either way the output shape never depends on the box, and a compiled
+RandomErasing stays one graph; inductor's code for the mask formulation was ~15x slower than the copy.
 """
 
 from typing import List
@@ -11,8 +13,9 @@ from typing import List
 import PIL.Image
 import torch
 
+from ... import _native
 from ...tv_tensors import Image, Video
-from ._dispatch import get_kernel, is_pure_tensor, register_kernel
+from ._dispatch import call_custom_op, get_kernel, is_pure_tensor, is_tracing, register_kernel
 from ._type_conversion import pil_to_tensor, to_pil_image
 
 
@@ -35,8 +38,27 @@ def erase_image(
     _check_value(image, h, w, v)
     if not inplace:
         image = image.clone()
+    if not torch.jit.is_scripting():
+        if not is_tracing() and _fill_by_channel(image, i, j, h, w, v):
+            return image
     image[..., i : i + h, j : j + w] = v
     return image
+
+
+@torch.jit.unused
+def _fill_by_channel(image: torch.Tensor, i: int, j: int, h: int, w: int, v: torch.Tensor) -> bool:
+    """Eager: a value that is one number, or one per channel (``[C, 1, 1]``), is written with ``fill_`` of Python
+    numbers (cast to the image dtype first, as the assignment casts): ~10x faster than the broadcasting
+    assignment of a float value into a uint8 window (0.2 ms against 2.2 ms for a 3x200x400 window)."""
+    if v.numel() == 1:
+        image[..., i : i + h, j : j + w].fill_(v.to(image.dtype).item())
+        return True
+    if image.ndim >= 3 and v.ndim == 3 and v.shape[0] == image.shape[-3] and v.shape[1] == 1 and v.shape[2] == 1:
+        region = image[..., i : i + h, j : j + w]
+        for c, value in enumerate(v.to(image.dtype).reshape(-1).tolist()):
+            region[..., c, :, :].fill_(value)
+        return True
+    return False
 
 
 def erase_video(
@@ -77,6 +99,9 @@ def box_mask(box: torch.Tensor, height: int, width: int, ndim: int) -> torch.Ten
 
 def erase_where(image: torch.Tensor, box: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
     """``image`` with the box(es) set to ``value`` (broadcast to ``image``, cast to its dtype)."""
+    if not torch.jit.is_scripting():
+        if _native.FILTERS and not image.requires_grad and not value.requires_grad:
+            return call_custom_op(torch.ops.jitvision_native.erase_box.default, image, box, value)
     mask = box_mask(box, image.shape[-2], image.shape[-1], image.ndim)
     return torch.where(mask, value.to(image.dtype), image)
 

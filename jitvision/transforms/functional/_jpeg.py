@@ -74,7 +74,13 @@ def _roundtrip_opencv(image: torch.Tensor, quality: int, out: torch.Tensor) -> N
     if planes.shape[0] == 1:
         out[0].copy_(torch.from_numpy(_cv2.imdecode(encoded, _cv2.IMREAD_GRAYSCALE)))
         return
-    blue, green, red = _cv2.split(_cv2.imdecode(encoded, _cv2.IMREAD_COLOR))
+    decoded = _cv2.imdecode(encoded, _cv2.IMREAD_COLOR)
+    if out.is_contiguous():  # split straight into the output planes (saves a copy of the image, ~0.4 ms at 480x640)
+        targets = out.numpy()
+        split = _cv2.split(decoded, [targets[2], targets[1], targets[0]])
+        if all(plane.ctypes.data == target.ctypes.data for plane, target in zip(split, targets[::-1])):
+            return
+    blue, green, red = _cv2.split(decoded)
     for c, plane in enumerate((red, green, blue)):
         out[c].copy_(torch.from_numpy(plane))
 

@@ -4,6 +4,13 @@ torchvision's semantics: float images get ``mean + sigma * N(0, 1)`` added (then
 ``clip``); uint8 images get the same noise in uint8 units (``255 * mean + 255 * sigma * N(0, 1)``, truncated to
 integers), added in int16 and clipped to [0, 255] (without ``clip`` the sum wraps around, as in torchvision).
 Other dtypes and PIL images are rejected. Every element gets its own draw, so batches are per-sample for free.
+
+The noise is ``randn_like(image)`` (``transforms._random.normal_like``: laid out like the image, as torchvision
+draws it, with or without a generator). Without a generator, the kernel is the native op
+``jitvision_native::gaussian_noise`` (the same ATen calls in C++, one graph node under torch.compile/export:
+inductor's own ``randn`` is a per-element Philox call, ~8x slower here, and draws from another stream, so a
+compiled GaussianNoise now gives eager's values for a seed); with a generator (eager only) or in TorchScript, the
+same calls run from Python.
 """
 
 from typing import Optional
@@ -11,8 +18,10 @@ from typing import Optional
 import PIL.Image
 import torch
 
+from ... import _native
 from ...tv_tensors import Image, Video
-from ._dispatch import get_kernel, is_pure_tensor, register_kernel
+from .._random import normal_like
+from ._dispatch import call_custom_op, get_kernel, is_pure_tensor, register_kernel
 
 
 def add_gaussian_noise(
@@ -21,23 +30,20 @@ def add_gaussian_noise(
     """The kernel with an optional generator for the draw (what ``GaussianNoise`` calls)."""
     if sigma < 0:
         raise ValueError(f"gaussian_noise: sigma must not be negative, got {sigma}")
+    if not image.is_floating_point() and image.dtype != torch.uint8:
+        raise ValueError(f"gaussian_noise: expected a float or uint8 image, got {image.dtype}")
+    if not torch.jit.is_scripting():
+        if generator is None and _native.FILTERS and not image.requires_grad:
+            return call_custom_op(torch.ops.jitvision_native.gaussian_noise.default, image, mean, sigma, clip)
     if image.is_floating_point():
-        if generator is None:
-            noise = torch.randn_like(image)
-        else:
-            noise = torch.randn(image.shape, generator=generator, dtype=image.dtype, device=image.device)
+        noise = normal_like(image, generator, image.dtype)
         out = image + noise.mul_(sigma).add_(mean)
         return out.clamp_(0.0, 1.0) if clip else out
-    if image.dtype == torch.uint8:
-        if generator is None:
-            noise = torch.randn_like(image, dtype=torch.float32)
-        else:
-            noise = torch.randn(image.shape, generator=generator, dtype=torch.float32, device=image.device)
-        out = image.to(torch.int16).add_(noise.mul_(sigma * 255.0).add_(mean * 255.0).to(torch.int16))
-        if clip:
-            out = out.clamp_(0, 255)
-        return out.to(torch.uint8)
-    raise ValueError(f"gaussian_noise: expected a float or uint8 image, got {image.dtype}")
+    noise = normal_like(image, generator, torch.float32)
+    out = image.to(torch.int16).add_(noise.mul_(sigma * 255.0).add_(mean * 255.0).to(torch.int16))
+    if clip:
+        out = out.clamp_(0, 255)
+    return out.to(torch.uint8)
 
 
 def gaussian_noise_image(image: torch.Tensor, mean: float = 0.0, sigma: float = 0.1, clip: bool = True) -> torch.Tensor:

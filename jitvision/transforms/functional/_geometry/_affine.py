@@ -206,7 +206,17 @@ def affine_image(
     return warp_affine_image(image, inverse, height, width, mode, fill_list, "affine")
 
 
-affine_video = affine_image
+def affine_video(
+    video: torch.Tensor,
+    angle: float,
+    translate: List[float],
+    scale: float,
+    shear: List[float],
+    interpolation: Union[str, InterpolationMode, int] = InterpolationMode.NEAREST,
+    fill: FillType = None,
+    center: Optional[List[float]] = None,
+) -> torch.Tensor:
+    return affine_image(video, angle, translate, scale, shear, interpolation, fill, center)
 
 
 def affine_mask(
@@ -435,7 +445,15 @@ def rotate_image(
     return warp_affine_image(image, inverse, out_h, out_w, mode, fill_list, "rotate")
 
 
-rotate_video = rotate_image
+def rotate_video(
+    video: torch.Tensor,
+    angle: float,
+    interpolation: Union[str, InterpolationMode, int] = InterpolationMode.NEAREST,
+    expand: bool = False,
+    center: Optional[List[float]] = None,
+    fill: FillType = None,
+) -> torch.Tensor:
+    return rotate_image(video, angle, interpolation, expand, center, fill)
 
 
 def rotate_mask(

@@ -56,8 +56,12 @@ def crop_image(image: torch.Tensor, top: int, left: int, height: int, width: int
     return torch_functional.pad(image[..., y0:y1, x0:x1], padding, mode="constant", value=0.0)
 
 
-crop_video = crop_image
-crop_mask = crop_image
+def crop_video(video: torch.Tensor, top: int, left: int, height: int, width: int) -> torch.Tensor:
+    return crop_image(video, top, left, height, width)
+
+
+def crop_mask(mask: torch.Tensor, top: int, left: int, height: int, width: int) -> torch.Tensor:
+    return crop_image(mask, top, left, height, width)
 
 
 @torch.jit.unused
@@ -199,8 +203,12 @@ def _center_crop_image_symbolic(image: torch.Tensor, crop_height: int, crop_widt
     return torch_functional.pad(image, padding, mode="constant", value=0.0)
 
 
-center_crop_video = center_crop_image
-center_crop_mask = center_crop_image
+def center_crop_video(video: torch.Tensor, output_size: List[int]) -> torch.Tensor:
+    return center_crop_image(video, output_size)
+
+
+def center_crop_mask(mask: torch.Tensor, output_size: List[int]) -> torch.Tensor:
+    return center_crop_image(mask, output_size)
 
 
 @torch.jit.unused
@@ -232,11 +240,11 @@ def center_crop_bounding_boxes(
 
 
 def center_crop_keypoints(
-    keypoints: torch.Tensor, canvas_size: List[int], output_size: List[int]
+    inpt: torch.Tensor, canvas_size: List[int], output_size: List[int]
 ) -> Tuple[torch.Tensor, Tuple[int, int]]:
     crop_height, crop_width = _center_crop_parse_output_size(output_size)
     top, left = _center_crop_anchor(crop_height, crop_width, canvas_size[0], canvas_size[1])
-    return crop_keypoints(keypoints, top, left, crop_height, crop_width)
+    return crop_keypoints(inpt, top, left, crop_height, crop_width)
 
 
 def center_crop(inpt: torch.Tensor, output_size: List[int]) -> torch.Tensor:

@@ -168,7 +168,13 @@ def elastic_image(
     return warp_elastic_image(image, displacement, mode, fill_list)
 
 
-elastic_video = elastic_image
+def elastic_video(
+    video: torch.Tensor,
+    displacement: torch.Tensor,
+    interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
+    fill: FillType = None,
+) -> torch.Tensor:
+    return elastic_image(video, displacement, interpolation, fill)
 
 
 def elastic_mask(mask: torch.Tensor, displacement: torch.Tensor, fill: FillType = None) -> torch.Tensor:

@@ -75,7 +75,8 @@ def _five_crops(image: torch.Tensor, size: List[int], op: str) -> FiveCrops:
     )
 
 
-five_crop_video = five_crop_image
+def five_crop_video(video: torch.Tensor, size: List[int]) -> FiveCrops:
+    return five_crop_image(video, size)
 
 
 def five_crop_image_pil(
@@ -101,7 +102,8 @@ def ten_crop_image(image: torch.Tensor, size: List[int], vertical_flip: bool = F
     return first + mirrored
 
 
-ten_crop_video = ten_crop_image
+def ten_crop_video(video: torch.Tensor, size: List[int], vertical_flip: bool = False) -> TenCrops:
+    return ten_crop_image(video, size, vertical_flip)
 
 
 def ten_crop_image_pil(image: PIL.Image.Image, size: List[int], vertical_flip: bool = False) -> Tuple[Any, ...]:

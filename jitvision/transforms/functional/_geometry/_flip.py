@@ -34,10 +34,20 @@ def vertical_flip_image(image: torch.Tensor) -> torch.Tensor:
     return image.flip(-2)
 
 
-horizontal_flip_mask = horizontal_flip_image
-vertical_flip_mask = vertical_flip_image
-horizontal_flip_video = horizontal_flip_image
-vertical_flip_video = vertical_flip_image
+def horizontal_flip_mask(mask: torch.Tensor) -> torch.Tensor:
+    return horizontal_flip_image(mask)
+
+
+def vertical_flip_mask(mask: torch.Tensor) -> torch.Tensor:
+    return vertical_flip_image(mask)
+
+
+def horizontal_flip_video(video: torch.Tensor) -> torch.Tensor:
+    return horizontal_flip_image(video)
+
+
+def vertical_flip_video(video: torch.Tensor) -> torch.Tensor:
+    return vertical_flip_image(video)
 
 
 def horizontal_flip_image_pil(image: PIL.Image.Image) -> PIL.Image.Image:

@@ -161,7 +161,13 @@ def pad_image(
     return _pad_with_vector_fill(image, torch_padding, fill)
 
 
-pad_video = pad_image
+def pad_video(
+    video: torch.Tensor,
+    padding: List[int],
+    fill: Optional[Union[int, float, List[float]]] = None,
+    padding_mode: str = "constant",
+) -> torch.Tensor:
+    return pad_image(video, padding, fill, padding_mode)
 
 
 def pad_mask(

@@ -210,7 +210,15 @@ def perspective_image(
     return warp_perspective_image(image, coeffs, mode, fill_as_list(fill, "perspective"))
 
 
-perspective_video = perspective_image
+def perspective_video(
+    video: torch.Tensor,
+    startpoints: Optional[List[List[int]]],
+    endpoints: Optional[List[List[int]]],
+    interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
+    fill: FillType = None,
+    coefficients: Optional[List[float]] = None,
+) -> torch.Tensor:
+    return perspective_image(video, startpoints, endpoints, interpolation, fill, coefficients)
 
 
 def perspective_mask(

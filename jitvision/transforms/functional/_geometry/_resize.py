@@ -290,7 +290,14 @@ def _resize_image(
     return _interpolate_image(image, new_size, mode, antialias is True, op)
 
 
-resize_video = resize_image
+def resize_video(
+    video: torch.Tensor,
+    size: Optional[List[int]],
+    interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
+    max_size: Optional[int] = None,
+    antialias: Optional[bool] = True,
+) -> torch.Tensor:
+    return resize_image(video, size, interpolation, max_size, antialias)
 
 
 def resize_mask(

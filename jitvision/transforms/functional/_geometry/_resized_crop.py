@@ -95,7 +95,17 @@ def resized_crop_image(
     return _resize_image(image, size, interpolation, None, antialias, "resized_crop")
 
 
-resized_crop_video = resized_crop_image
+def resized_crop_video(
+    video: torch.Tensor,
+    top: int,
+    left: int,
+    height: int,
+    width: int,
+    size: List[int],
+    interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
+    antialias: Optional[bool] = True,
+) -> torch.Tensor:
+    return resized_crop_image(video, top, left, height, width, size, interpolation, antialias)
 
 
 def resized_crop_mask(
