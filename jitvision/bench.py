@@ -14,7 +14,10 @@ The pipelines: two jobs, one thread (``torch.set_num_threads(1)``), times from `
 
 - ``train``: RandomResizedCrop(224), RandomHorizontalFlip, ToDtype(float32, scale=True), Normalize(ImageNet)
   on a 3x256x256 uint8 image;
-- ``infer``: Resize(256), CenterCrop(224), ToDtype(float32, scale=True), Normalize on a 3x480x640 uint8 image.
+- ``infer``: Resize(256), CenterCrop(224), ToDtype(float32, scale=True), Normalize on a 3x480x640 uint8 image;
+- ``detection`` (not in the default jobs: ``--jobs detection``): RandomPhotometricDistort, RandomZoomOut,
+  RandomIoUCrop, RandomHorizontalFlip, Resize((512, 512)), SanitizeBoundingBoxes on a 3x480x640 uint8 image with 8
+  boxes, their 8 masks and labels; Compose only (each call draws, so a time is the median over draws).
 
 Variants (each a small builder; one that cannot be built or run is reported "unavailable", with the reason):
 
@@ -45,7 +48,9 @@ from ._bench._timing import Unavailable, static_shapes
 
 MEAN = [0.485, 0.456, 0.406]
 STD = [0.229, 0.224, 0.225]
-JOBS = {"train": (3, 256, 256), "infer": (3, 480, 640)}
+JOBS = {"train": (3, 256, 256), "infer": (3, 480, 640), "detection": (3, 480, 640)}
+DETECTION_SIZE = 512
+DETECTION_BOXES = 8
 # A crop box of the kind RandomResizedCrop draws on 256x256 (top, left, height, width), and the flip.
 TRAIN_BOX = (20, 30, 200, 180)
 CROP = 224
@@ -107,6 +112,17 @@ def _chain(steps: Sequence[Fn]) -> Fn:
 
 def compose(ns: Any, job: str) -> Any:
     """The job's pipeline as ``ns.Compose`` (``ns``: jitvision.transforms or torchvision.transforms.v2)."""
+    if job == "detection":
+        return ns.Compose(
+            [
+                ns.RandomPhotometricDistort(),
+                ns.RandomZoomOut(),
+                ns.RandomIoUCrop(),
+                ns.RandomHorizontalFlip(),
+                ns.Resize((DETECTION_SIZE, DETECTION_SIZE)),
+                ns.SanitizeBoundingBoxes(),
+            ]
+        )
     tail = [ns.ToDtype(torch.float32, scale=True), ns.Normalize(MEAN, STD)]
     if job == "train":
         return ns.Compose([ns.RandomResizedCrop(CROP), ns.RandomHorizontalFlip(), *tail])
@@ -119,6 +135,8 @@ def _jitvision(style: str, job: str) -> Fn:
         import jitvision.transforms.functional as F
     except ImportError as exc:  # pragma: no cover - the package itself
         raise Unavailable(str(exc)) from exc
+    if job == "detection" and style != "compose":
+        raise Unavailable("the detection job runs as Compose only (its sizes are drawn inside the steps)")
     if style == "kernels":
         return _chain((_train_kernels if job == "train" else _infer_kernels)(_need(F, job, kernels=True)))
     if style == "functional":
@@ -167,6 +185,8 @@ def _torchvision(style: str, job: str) -> Fn:
         import torchvision.transforms.v2.functional as TF
     except ImportError as exc:
         raise Unavailable(f"torchvision is not installed ({exc})") from exc
+    if job == "detection" and style != "compose":
+        raise Unavailable("the detection job runs as Compose only (its sizes are drawn inside the steps)")
     if style == "functional":
         return _chain((_train_steps if job == "train" else _infer_steps)(TF))
     if style == "compose":
@@ -181,6 +201,8 @@ def _albumentations(job: str) -> Fn:
             import albumentations as A
     except ImportError as exc:
         raise Unavailable("albumentations is not installed (pip install albumentations)") from exc
+    if job == "detection":
+        raise Unavailable("albumentations has no RandomZoomOut/RandomIoUCrop")
     normalize = A.Normalize(mean=MEAN, std=STD, max_pixel_value=255.0)
     if job == "train":
         pipeline = A.Compose([A.RandomResizedCrop(size=(CROP, CROP)), A.HorizontalFlip(), normalize])
@@ -215,11 +237,32 @@ LAYOUTS = ("chw", "hwc")
 def make_input(job: str, library: str, layout: str = "chw") -> Any:
     gen = torch.Generator().manual_seed(0)
     image = torch.randint(0, 256, JOBS[job], dtype=torch.uint8, generator=gen)
+    if job == "detection":
+        return _detection_sample(image, library, gen)
     if library == "albumentations":
         return image.permute(1, 2, 0).contiguous().numpy()  # HWC, as albumentations expects
     if layout == "hwc":
         return image.permute(1, 2, 0).contiguous().permute(2, 0, 1)  # same values, channels-last memory
     return image
+
+
+def _detection_sample(image: torch.Tensor, library: str, gen: torch.Generator) -> Any:
+    """image, 8 boxes (20-100 px) with their masks (the box's pixels) and labels, as the library's tv_tensors."""
+    import importlib
+
+    tv_tensors = importlib.import_module(("jitvision" if library == "jitvision" else "torchvision") + ".tv_tensors")
+    _, height, width = image.shape
+    top_left = (torch.rand(DETECTION_BOXES, 2, generator=gen) * torch.tensor([width - 100.0, height - 100.0])).floor()
+    xyxy = torch.cat([top_left, top_left + (torch.rand(DETECTION_BOXES, 2, generator=gen) * 80 + 20).floor()], 1)
+    masks = torch.zeros(DETECTION_BOXES, height, width, dtype=torch.uint8)
+    for i, (x1, y1, x2, y2) in enumerate(xyxy.long().tolist()):
+        masks[i, y1:y2, x1:x2] = 1
+    return {
+        "image": tv_tensors.Image(image),
+        "boxes": tv_tensors.BoundingBoxes(xyxy, format="XYXY", canvas_size=(height, width)),
+        "masks": tv_tensors.Mask(masks),
+        "labels": torch.arange(DETECTION_BOXES) + 1,
+    }
 
 
 def build(library: str, style: str, mode: str, job: str) -> Fn:
@@ -392,7 +435,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "--per-transform", action="store_true", help="images/s per transform on photographs, all libraries"
     )
     job.add_argument("--batch", action="store_true", help="per-sample augmentation of a 64-image batch")
-    parser.add_argument("--jobs", help="comma-separated: train,infer (default: both)")
+    parser.add_argument(
+        "--jobs", help="comma-separated: train,infer,detection (default: train,infer; detection is opt-in)"
+    )
     parser.add_argument("--libraries", help="comma-separated: jitvision,torchvision,albumentations (default: all)")
     parser.add_argument("--styles", help="comma-separated: kernels,functional,compose,fused (default: all)")
     parser.add_argument("--modes", help="comma-separated: eager,compiled (default: both)")
@@ -430,7 +475,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.only or args.photos or args.synthetic:
         raise SystemExit("python -m jitvision bench: --only, --photos and --synthetic go with --per-transform")
 
-    jobs = _pick(args.jobs, list(JOBS), "job")
+    jobs = _pick(args.jobs, list(JOBS), "job") if args.jobs else ["train", "infer"]
     libraries = _pick(args.libraries, ["jitvision", "torchvision", "albumentations"], "library")
     styles = _pick(args.styles, ["kernels", "functional", "compose", "fused"], "style")
     modes = _pick(args.modes, ["eager", "compiled"], "mode")

@@ -42,12 +42,6 @@ OWNED_ELSEWHERE_UNTIL_MERGE: Dict[str, List[str]] = {
         "RandomApply",
         "RandomChoice",
         "RandomOrder",
-        # detection
-        "RandomIoUCrop",
-        "RandomResize",
-        "RandomShortestSize",
-        "RandomZoomOut",
-        "ScaleJitter",
     ],
     "functional": [],
     "tv_tensors": [],

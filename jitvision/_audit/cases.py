@@ -250,6 +250,12 @@ CLASS_CASES: Dict[str, Case] = {
     "RandomRotation": Case({"degrees": 30}),
     "RandomPerspective": Case({"p": 0.5}),
     "ElasticTransform": Case({"alpha": 20.0, "sigma": 2.0}),
+    # Output sizes drawn per call (per-sample batches are refused: the samples would differ in size).
+    "RandomZoomOut": Case({"side_range": (1.0, 2.0)}),
+    "RandomIoUCrop": Case(kinds=("detection",)),
+    "ScaleJitter": Case({"target_size": (24, 24)}),
+    "RandomShortestSize": Case({"min_size": [20, 24], "max_size": 40}),
+    "RandomResize": Case({"min_size": 20, "max_size": 30}),
     "MixUp": Case({"num_classes": 4}, kinds=LABELLED_KINDS, image_dtype=torch.float32),
     "CutMix": Case({"num_classes": 4}, kinds=LABELLED_KINDS, image_dtype=torch.float32),
 }

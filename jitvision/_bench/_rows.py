@@ -43,6 +43,14 @@ Per row: torchvision v2 and jitvision (TV), albumentations 2.0.8 (A), kornia 0.9
   K RandomAffine(25, (0.1, 0.1), (0.9, 1.1), 10, p=1).
 - Perspective: TV RandomPerspective(0.2, p=1), bilinear, fill 0; A Perspective(scale=(0.05, 0.1), INTER_LINEAR)
   (its own corner jitter); K RandomPerspective(0.2, p=1).
+- ZoomOut: TV RandomZoomOut(fill=0, side_range=(1, 4), p=1); A and K – (no random zoom-out/canvas class).
+- IoUCrop: TV RandomIoUCrop() (defaults) on the image with 8 fixed boxes; A and K – (albumentations'
+  RandomSizedBBoxSafeCrop keeps every box: another operation).
+- ShortestSize: TV RandomShortestSize((480, 512, 544, 576, 608), max_size=1000), bilinear; A
+  SmallestMaxSize(max_size=[480, ..., 608], INTER_LINEAR) (the same draw, without the longer-side cap); K –.
+- ScaleJitter: TV ScaleJitter((512, 512), scale_range=(0.1, 2.0)), bilinear; A RandomScale(scale_limit=(-0.9, 1.0),
+  INTER_LINEAR) (a factor in [0.1, 2] of the input rather than of the 512 fit); K –.
+- RandomResize: TV RandomResize(400, 600), bilinear; A SmallestMaxSize(max_size=[400, ..., 599], INTER_LINEAR); K –.
 - Elastic: TV ElasticTransform(alpha=50, sigma=5), bilinear; A ElasticTransform(alpha=50, sigma=5,
   INTER_LINEAR); K RandomElasticTransform((31, 31), sigma=(5, 5), alpha=(0.1, 0.1), p=1) (alpha relative to the
   size: about 50 px on these images).
@@ -69,6 +77,27 @@ from ._timing import Unavailable
 
 MEAN = (0.485, 0.456, 0.406)
 STD = (0.229, 0.224, 0.225)
+SHORTEST = (480, 512, 544, 576, 608)  # torchvision's detection references' RandomShortestSize sizes
+
+
+def _with_boxes(ns: Any, transform: Any) -> Callable[[Any], Any]:
+    """RandomIoUCrop needs boxes: each call gets the image with 8 fixed boxes (relative to its size) in the
+    library's BoundingBoxes (building them is timed for both libraries) and returns the image."""
+    import importlib
+
+    tv_tensors = importlib.import_module(ns.__name__.split(".")[0] + ".tv_tensors")
+    relative = torch.tensor(
+        [[0.1, 0.1, 0.3, 0.4], [0.5, 0.2, 0.9, 0.6], [0.2, 0.5, 0.4, 0.9], [0.6, 0.6, 0.8, 0.8]]
+        + [[0.05, 0.7, 0.25, 0.95], [0.4, 0.05, 0.55, 0.3], [0.7, 0.1, 0.95, 0.35], [0.3, 0.3, 0.7, 0.7]]
+    )
+
+    def run(image: Any) -> Any:
+        height, width = image.shape[-2], image.shape[-1]
+        xyxy = relative * torch.tensor([width, height, width, height])
+        boxes = tv_tensors.BoundingBoxes(xyxy, format="XYXY", canvas_size=(height, width))
+        return transform(image, boxes)[0]
+
+    return run
 
 
 class Row(NamedTuple):
@@ -263,6 +292,32 @@ ROWS: List[Row] = [
         lambda ns: cls(ns, "ElasticTransform")(alpha=50.0, sigma=5.0, interpolation=_interp(ns)),
         lambda A, cv2: A.ElasticTransform(alpha=50.0, sigma=5.0, interpolation=cv2.INTER_LINEAR, p=1),
         lambda K: K.RandomElasticTransform((31, 31), sigma=(5.0, 5.0), alpha=(0.1, 0.1), p=1.0),
+    ),
+    # Detection: output sizes drawn per call.
+    Row(
+        "ZoomOut",
+        lambda ns: cls(ns, "RandomZoomOut")(fill=0, side_range=(1.0, 4.0), p=1.0),
+        None,
+        None,
+    ),
+    Row("IoUCrop", lambda ns: _with_boxes(ns, cls(ns, "RandomIoUCrop")()), None, None),
+    Row(
+        "ShortestSize",
+        lambda ns: cls(ns, "RandomShortestSize")(list(SHORTEST), max_size=1000, interpolation=_interp(ns)),
+        lambda A, cv2: A.SmallestMaxSize(max_size=list(SHORTEST), interpolation=cv2.INTER_LINEAR, p=1),
+        None,
+    ),
+    Row(
+        "ScaleJitter",
+        lambda ns: cls(ns, "ScaleJitter")((512, 512), scale_range=(0.1, 2.0), interpolation=_interp(ns)),
+        lambda A, cv2: A.RandomScale(scale_limit=(-0.9, 1.0), interpolation=cv2.INTER_LINEAR, p=1),
+        None,
+    ),
+    Row(
+        "RandomResize",
+        lambda ns: cls(ns, "RandomResize")(400, 600, interpolation=_interp(ns)),
+        lambda A, cv2: A.SmallestMaxSize(max_size=list(range(400, 600)), interpolation=cv2.INTER_LINEAR, p=1),
+        None,
     ),
     Row(
         "GaussianBlur",

@@ -22,8 +22,11 @@ from ._geometry._affine import ElasticTransform, RandomAffine, RandomPerspective
 from ._geometry._crop import CenterCrop, RandomCrop
 from ._geometry._five_crop import FiveCrop, TenCrop
 from ._geometry._flip import RandomHorizontalFlip, RandomVerticalFlip
+from ._geometry._iou_crop import RandomIoUCrop
 from ._geometry._pad import Pad
 from ._geometry._resize import RandomResizedCrop, Resize
+from ._geometry._scale import RandomResize, RandomShortestSize, ScaleJitter
+from ._geometry._zoom_out import RandomZoomOut
 from ._jpeg import JPEG
 from ._meta import ClampBoundingBoxes, ClampKeyPoints, ConvertBoundingBoxFormat, SetClampingMode
 from ._misc import Identity, Lambda, Normalize, ToDtype

@@ -1,11 +1,13 @@
 """Compose: run transforms one after the other."""
 
 import copy
-from typing import Any, Callable, Dict, List, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import torch
 from torch import nn
 
+from ..tv_tensors import batch_samples, unbatch_samples
+from ..tv_tensors._batched import BATCH_TYPES
 from ._fusion import run_fused
 from ._script_fusion import script_prefix
 from ._transform import Transform
@@ -33,12 +35,46 @@ class _PythonStep(nn.Module):
         return repr(self.fn)
 
 
+@torch.jit.unused
+def _per_sample_run(transforms: Sequence[Any], position: int) -> Optional[int]:
+    """If ``transforms[position]`` draws its output size (``_drawn_output_size``) and a ``Resize`` to a fixed
+    ``[h, w]`` comes later, the end (exclusive) of the run up to that Resize; else None."""
+    from ._geometry._resize import Resize
+
+    if not getattr(transforms[position], "_drawn_output_size", False):
+        return None
+    for end in range(position + 1, len(transforms)):
+        step = transforms[end]
+        if isinstance(step, Resize) and step.size is not None and len(step.size) == 2:
+            return end + 1
+    return None
+
+
+@torch.jit.unused
+def _is_batch_sample(sample: Any) -> bool:
+    from torch.utils import _pytree as pytree
+
+    return any(isinstance(leaf, BATCH_TYPES) for leaf in pytree.tree_leaves(sample))
+
+
+@torch.jit.unused
+def _apply_all(run: Sequence[Any], sample: Any) -> Any:
+    for transform in run:
+        sample = transform(sample)
+    return sample
+
+
 class Compose(Transform):
     """Apply ``transforms`` in order: each gets what the previous one returned.
 
     As torchvision: ``Compose(...)(a, b)`` passes ``a, b`` to the first transform and unpacks each output tuple
     into the next one. Unlike torchvision's, a Compose scripts (``torch.jit.script(Compose([...]))``) when all
     its transforms do; they are held in an ``nn.ModuleList`` (plain callables are wrapped, Python only).
+
+    On a batch (batch tv_tensors, or ``forward_batch``), a transform that draws its output size (RandomZoomOut,
+    RandomIoUCrop, ScaleJitter, RandomShortestSize, RandomResize) followed, later, by a ``Resize`` to a fixed
+    ``[h, w]`` runs with the steps up to that Resize sample by sample (each its own draws), and the batch is
+    rebuilt after it; alone, such a transform refuses a batch.
     """
 
     def __init__(self, transforms: Sequence[Callable[..., Any]]) -> None:
@@ -102,9 +138,19 @@ class Compose(Transform):
         fused = run_fused(transforms, images, batch=True)
         if fused is not None:
             images, start = fused
-        for transform in transforms[start:]:
+        position = start
+        while position < len(transforms):
+            end = _per_sample_run(transforms, position)
+            if end is not None:  # a drawn output size then a fixed-size Resize: row by row, each its own draw
+                run = transforms[position:end]
+                rows = [_apply_all(run, images[k]) for k in range(images.shape[0])]
+                images = torch.stack(rows) if rows else _apply_all(run, images)
+                position = end
+                continue
+            transform = transforms[position]
             forward_batch = getattr(transform, "forward_batch", None)
             images = forward_batch(images) if forward_batch is not None else transform(images)
+            position += 1
         return images
 
     @torch.jit.unused
@@ -119,8 +165,19 @@ class Compose(Transform):
             fused = run_fused(transforms, sample)
             if fused is not None:
                 sample, start = fused
-        for transform in transforms[start:]:
+        position = start
+        while position < len(transforms):
+            end = None if unpack else _per_sample_run(transforms, position)
+            if end is not None and _is_batch_sample(sample):
+                # A drawn output size then a fixed-size Resize on a batch sample: each sample through that run with
+                # its own draws, then batched again (the batch holds one size again after the Resize).
+                run = transforms[position:end]
+                sample = batch_samples([_apply_all(run, one) for one in unbatch_samples(sample)])
+                position = end
+                continue
+            transform = transforms[position]
             sample = transform(*sample) if unpack else transform(sample)
+            position += 1
         return sample
 
     @torch.jit.unused

@@ -217,6 +217,29 @@ CLASSES: Dict[str, Op] = {
     "ClampBoundingBoxes": op(clamping_mode=st.sampled_from(["soft", "hard", None, "auto"])),
     "ClampKeyPoints": op(),
     "SetClampingMode": op(clamping_mode=st.sampled_from(["soft", "hard", None])),
+    # output sizes drawn per call: the output shape is random (the fuzz does not seed torchvision and us alike), so
+    # only errors and crashes are checked here; tests/transforms/test_scale.py etc. compare under one seed
+    "RandomZoomOut": op(fill=fills, side_range=st.tuples(st.floats(1, 3), st.floats(1, 3)).map(sorted), p=certain,
+                        compare="none"),
+    "RandomIoUCrop": op(compare="none"),
+    "ScaleJitter": op(
+        target_size=st.tuples(positive, positive),
+        scale_range=st.tuples(st.floats(0.1, 2), st.floats(0.1, 2)).map(sorted),
+        interpolation=interpolations,
+        antialias=antialias,
+        compare="none",
+    ),
+    "RandomShortestSize": op(
+        min_size=st.one_of(positive, st.lists(positive, min_size=1, max_size=3)),
+        max_size=max_sizes,
+        interpolation=interpolations,
+        antialias=antialias,
+        compare="none",
+    ),
+    "RandomResize": op(
+        min_size=st.integers(1, 20), max_size=st.integers(21, 30), interpolation=interpolations, antialias=antialias,
+        compare="none",
+    ),
     # the rest
     "GaussianBlur": op(kernel_size=blur_kernels, sigma=st.floats(0.1, 2), compare="meta"),
     "GaussianNoise": op(mean=st.floats(-0.5, 0.5), sigma=st.floats(0, 1), compare="meta"),

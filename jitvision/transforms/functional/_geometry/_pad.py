@@ -27,7 +27,7 @@ def _padding_as_list(padding: Any, op: str) -> List[int]:
         raise TypeError(f"{op}: padding must be an int or a sequence of 1, 2 or 4 ints, got {padding!r}")
     if isinstance(padding, int):
         return [padding]
-    if not all(isinstance(p, int) and not isinstance(p, bool) for p in padding):
+    if not all(isinstance(p, (int, torch.SymInt)) and not isinstance(p, bool) for p in padding):  # SymInt: drawn
         raise TypeError(f"{op}: padding must be an int or a sequence of 1, 2 or 4 ints, got {padding!r}")
     return list(padding)
 

@@ -56,7 +56,9 @@ def _size_as_list(size: Any, op: str) -> Optional[List[int]]:
         return None
     if isinstance(size, int) and not isinstance(size, bool):
         return [size]
-    if isinstance(size, (list, tuple)) and all(isinstance(v, int) and not isinstance(v, bool) for v in size):
+    if isinstance(size, (list, tuple)) and all(
+        isinstance(v, (int, torch.SymInt)) and not isinstance(v, bool) for v in size
+    ):  # SymInt: a drawn size under non-strict export (ScaleJitter, ...)
         return list(size)
     raise TypeError(f"{op}: size must be an int, a sequence of one or two ints, or None, got {size!r}")
 
@@ -382,7 +384,7 @@ def resize_bounding_boxes(
     check_boxes(bounding_boxes, format, "resize")
     new_size = _compute_resized_output_size(canvas_size, size, max_size, "resize")
     new_canvas = (new_size[0], new_size[1])
-    if new_size[0] == canvas_size[0] and new_size[1] == canvas_size[1]:
+    if _known_same_size(new_size, canvas_size[0], canvas_size[1]):
         return bounding_boxes, new_canvas
     if is_rotated_format(format):
         # Rotated boxes: the corners scaled, the rectangle refitted and clamped, as torchvision does.
@@ -403,7 +405,7 @@ def resize_keypoints(
     """Scale (x, y) keypoints to the resized canvas; returns (keypoints, new canvas_size)."""
     new_size = _compute_resized_output_size(canvas_size, size, max_size, "resize")
     new_canvas = (new_size[0], new_size[1])
-    if new_size[0] == canvas_size[0] and new_size[1] == canvas_size[1]:
+    if _known_same_size(new_size, canvas_size[0], canvas_size[1]):
         return keypoints, new_canvas
     ratios = _scale_factors(canvas_size, new_size, 1, keypoints.device)
     return keypoints.mul(ratios).to(keypoints.dtype), new_canvas
