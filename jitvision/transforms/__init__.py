@@ -1,6 +1,7 @@
 """Transform classes: the drop-in for ``torchvision.transforms.v2``."""
 
 from . import functional
+from ._auto_augment import AugMix, AutoAugment, AutoAugmentPolicy, RandAugment, TrivialAugmentWide
 from ._color._jitter import ColorJitter, RandomPhotometricDistort
 from ._color._simple import (
     RGB,
