@@ -66,7 +66,8 @@ def _script_step(
     keys: List[int] = torch.unique(op).tolist()
     for key in keys:
         rows = (op == key).nonzero().squeeze(1)
-        out.index_copy_(0, rows, apply_op(image.index_select(0, rows), key, magnitude.index_select(0, rows), mode, fill))
+        part = apply_op(image.index_select(0, rows), key, magnitude.index_select(0, rows), mode, fill)
+        out.index_copy_(0, rows, part)
     return out
 
 
@@ -139,7 +140,9 @@ class _AutoAugmentBase(Transform):
     def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return self.transform(inpt, params)
 
-    def _augment(self, image: torch.Tensor, params: Dict[str, torch.Tensor], fill: Optional[List[float]]) -> torch.Tensor:
+    def _augment(
+        self, image: torch.Tensor, params: Dict[str, torch.Tensor], fill: Optional[List[float]]
+    ) -> torch.Tensor:
         check_image(image, self._name, [1, 3])
         ops, magnitudes = params["ops"], params["magnitudes"]
         for k in range(ops.shape[-1]):
@@ -329,8 +332,8 @@ class AugMix(_AutoAugmentBase):
             raise ValueError(f"AugMix: the severity must be an integer in [1, 10], got {severity!r}")
         if isinstance(mixture_width, bool) or not isinstance(mixture_width, int) or mixture_width < 1:
             raise ValueError(f"AugMix: mixture_width must be a positive integer, got {mixture_width!r}")
-        if isinstance(chain_depth, bool) or not isinstance(chain_depth, int) or chain_depth == 0:
-            raise ValueError(f"AugMix: chain_depth must be a positive integer or negative (random), got {chain_depth!r}")
+        if isinstance(chain_depth, bool) or not isinstance(chain_depth, int):
+            raise ValueError(f"AugMix: chain_depth must be an integer (<= 0: 1 to 3 drawn), got {chain_depth!r}")
         if not float(alpha) > 0.0:
             raise ValueError(f"AugMix: alpha must be positive, got {alpha!r}")
         self.severity = severity
@@ -361,7 +364,9 @@ class AugMix(_AutoAugmentBase):
             "mix": torch.cat([beta[:, 0:1], weights], dim=1),
         }
 
-    def _augment(self, image: torch.Tensor, params: Dict[str, torch.Tensor], fill: Optional[List[float]]) -> torch.Tensor:
+    def _augment(
+        self, image: torch.Tensor, params: Dict[str, torch.Tensor], fill: Optional[List[float]]
+    ) -> torch.Tensor:
         check_image(image, "AugMix", [1, 3])
         ops, magnitudes, mix = params["ops"], params["magnitudes"], params["mix"]
         shape = [mix.shape[0]] + [1] * (image.ndim - 1) if mix.ndim == 2 else [1] * image.ndim
