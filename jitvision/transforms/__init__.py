@@ -29,6 +29,7 @@ from ._jpeg import JPEG
 from ._misc import Identity, Lambda, Normalize, ToDtype
 from ._mix import CutMix, MixUp
 from ._query import check_type, get_bounding_boxes, get_keypoints, has_all, has_any, query_chw, query_size
+from ._random_containers import RandomApply, RandomChoice, RandomOrder
 from ._sanitize import SanitizeBoundingBoxes, SanitizeKeyPoints
 from ._temporal import LinearTransformation, UniformTemporalSubsample
 from ._transform import RandomApplyTransform, Transform

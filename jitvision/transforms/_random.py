@@ -11,6 +11,7 @@ when the choice must stay a tensor (under torch.compile/export, and for per-row 
 from typing import Any, Callable, List, Optional, Tuple
 
 import torch
+from torch.utils import _pytree as pytree
 
 from .. import tv_tensors
 from .functional._dispatch import is_pure_tensor, is_tracing, unwrap
@@ -73,7 +74,8 @@ def switch(index: torch.Tensor, keys: List[int], branch: Callable[..., Any], ope
 
     - one sample (``index`` ``[]``), eager: a Python branch, only the chosen operation runs;
     - one sample under torch.compile/export: a balanced tree of ``torch.cond`` on ``index`` (one graph, the choice
-      stays live, only the chosen branch runs; every branch must return the same shape and dtype);
+      stays live, only the chosen branch runs; every branch must return the same shape and dtype); for operands
+      torch.cond cannot take (tv_tensors, nested samples) every branch runs and a select keeps the chosen one;
     - a batch (``index`` ``[R]``, operands with leading dimension R): in eager code the rows are grouped by key and
       each group runs its branch once (``index_select``/``index_copy``); traced, every branch runs on all rows and
       each row takes its own result (``torch.where``).
@@ -81,14 +83,28 @@ def switch(index: torch.Tensor, keys: List[int], branch: Callable[..., Any], ope
     choice = python_index(index)
     if choice is not None:
         return branch(choice, *operands)
-    if index.ndim == 0:
+    if index.ndim == 0 and all(is_pure_tensor(op) for op in operands if isinstance(op, torch.Tensor)):
         return _cond_tree(index, sorted(keys), branch, operands)
-    if is_tracing():
-        out = branch(keys[0], *operands)
-        for key in keys[1:]:
-            out = where_rows(index == key, branch(key, *operands), out)
-        return out
+    if is_tracing() or index.ndim == 0:
+        return _select(index, keys, branch, operands)
     return _grouped(index, keys, branch, operands)
+
+
+@torch.jit.unused
+def _select(index: torch.Tensor, keys: List[int], branch: Callable[..., Any], operands: Tuple[Any, ...]) -> Any:
+    """Every branch computed, each row (or the whole sample, for a scalar index) taking its own: the traced form
+    for batches, and for samples torch.cond cannot take (tv_tensors, nested containers)."""
+    results = [branch(key, *operands) for key in keys]
+
+    def pick(*leaves: Any) -> Any:
+        out = leaves[0]
+        if not isinstance(out, torch.Tensor):
+            return out
+        for key, leaf in zip(keys[1:], leaves[1:]):
+            out = where_rows(index == key, leaf, out)
+        return out
+
+    return pytree.tree_map(pick, results[0], *results[1:])
 
 
 @torch.jit.unused
