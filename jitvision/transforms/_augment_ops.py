@@ -111,6 +111,27 @@ def _warp(
     return warp_affine_image(image, inverse, height, width, mode, fill, "AutoAugment")
 
 
+def _shifted(image: torch.Tensor, dx: int, dy: int, fill: Optional[List[float]]) -> torch.Tensor:
+    """``image`` moved by ``dx`` columns and ``dy`` rows, the uncovered pixels set to ``fill`` (0 when None)."""
+    height, width = image.shape[-2], image.shape[-1]
+    if fill is None or len(fill) == 1:
+        value = 0.0 if fill is None else fill[0]
+        if not image.is_floating_point():
+            value = min(max(float(round(value)), 0.0), max_value(image.dtype))
+        out = torch.full_like(image, value)
+    else:
+        values = torch.tensor(fill, dtype=torch.float32, device=image.device)
+        if not image.is_floating_point():
+            values = values.round().clamp(0.0, max_value(image.dtype))
+        out = values.to(image.dtype).reshape(-1, 1, 1).expand(image.shape).contiguous()
+    if abs(dx) >= width or abs(dy) >= height:
+        return out
+    out[..., max(dy, 0) : height + min(dy, 0), max(dx, 0) : width + min(dx, 0)] = image[
+        ..., max(-dy, 0) : height + min(-dy, 0), max(-dx, 0) : width + min(-dx, 0)
+    ]
+    return out
+
+
 def _pair(first: torch.Tensor, second: torch.Tensor) -> torch.Tensor:
     return torch.stack([first, second], dim=-1)
 
@@ -154,6 +175,10 @@ def apply_op(
             shear = _pair(degrees, zero) if op == 1 else _pair(zero, degrees)
             return _warp(image, zero, _pair(zero, zero), shear, True, mode, fill)
         if op == 3 or op == 4:
+            scalar = _eager_scalar(magnitude)
+            if scalar is not None:  # a whole-pixel shift is a copy (exactly what the warp samples)
+                shift = int(scalar)
+                return _shifted(image, shift if op == 3 else 0, shift if op == 4 else 0, fill)
             pixels = magnitude.trunc()
             translate = _pair(pixels, zero) if op == 3 else _pair(zero, pixels)
             return _warp(image, zero, translate, _pair(zero, zero), False, mode, fill)
@@ -187,6 +212,22 @@ def apply_op(
     if op == 13:
         return equalize_image(image)
     return _invert(image)
+
+
+def apply_step(
+    image: torch.Tensor, op: torch.Tensor, magnitude: torch.Tensor, mode: str, fill: Optional[List[float]]
+) -> torch.Tensor:
+    """One step with the drawn op read on the host: an int for one sample, rows grouped by op on a batch (``[R]``
+    ops and magnitudes). What TorchScript and the compiled step's graph node run."""
+    if op.ndim == 0:
+        return apply_op(image, int(op), magnitude, mode, fill)
+    out = image.clone()
+    keys: List[int] = torch.unique(op).tolist()
+    for key in keys:
+        rows = (op == key).nonzero().squeeze(1)
+        part = apply_op(image.index_select(0, rows), key, magnitude.index_select(0, rows), mode, fill)
+        out.index_copy_(0, rows, part)
+    return out
 
 
 @torch.jit.unused
@@ -322,3 +363,33 @@ def parse_policy(value: str) -> List[List[Any]]:
             row.append([OP_INDEX[name], float(probability), 0 if level == "-" else int(level)])
         rows.append(row)
     return rows
+
+
+# ---- one graph node per step under torch.compile ------------------------------------------------------------------
+
+# Registered with the low-level torch.library API (no custom_op wrapper cost, as jitvision::crop_at): the drawn op
+# and magnitude are tensor inputs, read inside, so the choice stays live and the step runs the eager kernels.
+_LIBRARY = torch.library.Library("jitvision", "FRAGMENT")
+_LIBRARY.define("augment_step(Tensor image, Tensor op, Tensor magnitude, str mode, float[]? fill) -> Tensor")
+
+
+def _augment_step_impl(
+    image: torch.Tensor, op: torch.Tensor, magnitude: torch.Tensor, mode: str, fill: Optional[List[float]]
+) -> torch.Tensor:
+    image = image.squeeze(0)  # call_custom_op's leading unit dimension
+    out = apply_step(image, op, magnitude, mode, fill)
+    out = out.clone() if out is image else out
+    return out.contiguous().unsqueeze(0)
+
+
+_LIBRARY.impl("augment_step", _augment_step_impl, "CompositeExplicitAutograd")
+
+
+@torch.library.register_fake("jitvision::augment_step")
+def _augment_step_fake(
+    image: torch.Tensor, op: torch.Tensor, magnitude: torch.Tensor, mode: str, fill: Optional[List[float]]
+) -> torch.Tensor:
+    return torch.empty_like(image, memory_format=torch.contiguous_format)
+
+
+augment_step_op = torch.ops.jitvision.augment_step.default

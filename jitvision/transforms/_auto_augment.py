@@ -21,13 +21,23 @@ import torch
 
 from ..tv_tensors import BoundingBoxes, KeyPoints, Mask, kind_of, wrap
 from . import functional as F
-from ._augment_ops import OP_INDEX, OP_NAMES, SIGNED, apply_op, apply_op_pil, magnitude_row, parse_policy
+from ._augment_ops import (
+    OP_INDEX,
+    OP_NAMES,
+    SIGNED,
+    apply_op,
+    apply_op_pil,
+    apply_step,
+    augment_step_op,
+    magnitude_row,
+    parse_policy,
+)
 from ._geometry._pad import fill_for, scripted_fill, setup_fill
 from ._random import switch, uniform
 from ._transform import Transform
 from ._utils import is_image_like
 from .functional._color._utils import check_image
-from .functional._dispatch import is_pure_tensor, unwrap
+from .functional._dispatch import call_custom_op, is_exporting, is_pure_tensor, is_tracing, unwrap
 from .functional._geometry._interpolation import InterpolationMode, check_interpolation
 from .functional._geometry._warp import fill_as_list, grid_mode
 
@@ -53,21 +63,6 @@ def _first_row(params: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
     out: Dict[str, torch.Tensor] = {}
     for key, value in params.items():
         out[key] = value[0]
-    return out
-
-
-def _script_step(
-    image: torch.Tensor, op: torch.Tensor, magnitude: torch.Tensor, mode: str, fill: Optional[List[float]]
-) -> torch.Tensor:
-    """One step in TorchScript: the drawn op as an int for one sample, rows grouped by op on a batch."""
-    if op.ndim == 0:
-        return apply_op(image, int(op), magnitude, mode, fill)
-    out = image.clone()
-    keys: List[int] = torch.unique(op).tolist()
-    for key in keys:
-        rows = (op == key).nonzero().squeeze(1)
-        part = apply_op(image.index_select(0, rows), key, magnitude.index_select(0, rows), mode, fill)
-        out.index_copy_(0, rows, part)
     return out
 
 
@@ -154,13 +149,17 @@ class _AutoAugmentBase(Transform):
     ) -> torch.Tensor:
         mode = grid_mode(self._mode_value, self._name)
         if torch.jit.is_scripting():
-            return _script_step(image, op, magnitude, mode, fill)
+            return apply_step(image, op, magnitude, mode, fill)
         return self._switch_step(image, op, magnitude, mode, fill)
 
     @torch.jit.unused
     def _switch_step(
         self, image: torch.Tensor, op: torch.Tensor, magnitude: torch.Tensor, mode: str, fill: Optional[List[float]]
     ) -> torch.Tensor:
+        if is_tracing() and not is_exporting() and image.device.type == "cpu":
+            # torch.compile: one node running the eager kernels (see the module docstring for why not torch.cond).
+            return call_custom_op(augment_step_op, image, op, magnitude, mode, fill)
+
         def branch(key: int, x: torch.Tensor, m: torch.Tensor) -> torch.Tensor:
             return apply_op(x, key, m, mode, fill)
 
