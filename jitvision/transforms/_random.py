@@ -68,14 +68,17 @@ def python_index(index: torch.Tensor) -> Optional[int]:
 
 
 @torch.jit.unused
-def switch(index: torch.Tensor, keys: List[int], branch: Callable[..., Any], operands: Tuple[Any, ...]) -> Any:
+def switch(
+    index: torch.Tensor, keys: List[int], branch: Callable[..., Any], operands: Tuple[Any, ...], cond: bool = True
+) -> Any:
     """``branch(key, *operands)`` for the ``key`` that ``index`` draws, among ``keys``: the one place a random choice
     among operations is decided (AutoAugment's operations, RandomChoice/RandomOrder/RandomApply's transforms).
 
     - one sample (``index`` ``[]``), eager: a Python branch, only the chosen operation runs;
     - one sample under torch.compile/export: a balanced tree of ``torch.cond`` on ``index`` (one graph, the choice
       stays live, only the chosen branch runs; every branch must return the same shape and dtype); for operands
-      torch.cond cannot take (tv_tensors, nested samples) every branch runs and a select keeps the chosen one;
+      torch.cond cannot take (tv_tensors, nested samples), or with ``cond=False``, every branch runs and a select
+      keeps the chosen one;
     - a batch (``index`` ``[R]``, operands with leading dimension R): in eager code the rows are grouped by key and
       each group runs its branch once (``index_select``/``index_copy``); traced, every branch runs on all rows and
       each row takes its own result (``torch.where``).
@@ -83,7 +86,7 @@ def switch(index: torch.Tensor, keys: List[int], branch: Callable[..., Any], ope
     choice = python_index(index)
     if choice is not None:
         return branch(choice, *operands)
-    if index.ndim == 0 and all(is_pure_tensor(op) for op in operands if isinstance(op, torch.Tensor)):
+    if cond and index.ndim == 0 and all(isinstance(op, torch.Tensor) and is_pure_tensor(op) for op in operands):
         return _cond_tree(index, sorted(keys), branch, operands)
     if is_tracing() or index.ndim == 0:
         return _select(index, keys, branch, operands)
@@ -123,11 +126,13 @@ def _cond_tree(index: torch.Tensor, keys: List[int], branch: Callable[..., Any],
         return _fresh(branch(key, *operands), operands)
     middle = len(keys) // 2
     low, high = keys[:middle], keys[middle:]
+    # The index is an operand, not a closure: a closed-over tensor failed to lift into nested branches under
+    # dynamic shapes ("lift_tracked_freevar_to_input should not be called on root SubgraphTracer").
     return torch.cond(
         index < high[0],
-        lambda *ops: _cond_tree(index, low, branch, ops),
-        lambda *ops: _cond_tree(index, high, branch, ops),
-        operands,
+        lambda i, *ops: _cond_tree(i, low, branch, ops),
+        lambda i, *ops: _cond_tree(i, high, branch, ops),
+        (index,) + tuple(operands),
     )
 
 

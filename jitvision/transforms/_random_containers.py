@@ -224,7 +224,10 @@ class RandomOrder(_RandomContainer):
         order = params["order"]
         keys = list(range(len(self.transforms)))
         for position in range(len(keys)):
-            sample = switch(order[..., position], keys, lambda key, x: self._call(key, x, batch), (sample,))
+            # A select, not torch.cond: the same transform inside the branches of consecutive conds failed to trace
+            # under dynamic shapes (dynamo: "lift_tracked_freevar_to_input should not be called on root
+            # SubgraphTracer"); n transforms cost n * n applications when traced.
+            sample = switch(order[..., position], keys, lambda key, x: self._call(key, x, batch), (sample,), False)
         return sample
 
     def _script_choose(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor], batch: bool) -> torch.Tensor:

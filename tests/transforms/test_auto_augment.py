@@ -32,10 +32,6 @@ SMALL = {
 }
 
 
-def _tv_space(name):
-    return tv_transforms.RandAugment._AUGMENTATION_SPACE if name != "Invert" else None
-
-
 def _magnitudes_for(name, op):
     """A few magnitudes of ``op`` as the policies draw them (torchvision's tables), both signs."""
     if op in ("Identity", "AutoContrast", "Equalize", "Invert"):
