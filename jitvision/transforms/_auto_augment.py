@@ -170,7 +170,10 @@ class _AutoAugmentBase(Transform):
         fill = fill_for(self._fills, inpt)
         if isinstance(inpt, torch.Tensor):
             return wrap(self._augment(unwrap(inpt), params, fill_as_list(fill, self._name)), like=inpt)
-        return self._augment_pil(inpt, params, fill)
+        try:
+            return self._augment_pil(inpt, params, fill)
+        except (TypeError, ValueError) as error:  # a PIL kernel's refusal (a mode it does not take), named after us
+            raise type(error)(f"{self._name}: {error}") from error
 
     @torch.jit.unused
     def _augment_pil(self, image: Any, params: Dict[str, torch.Tensor], fill: Any) -> Any:
