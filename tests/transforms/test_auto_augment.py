@@ -50,7 +50,7 @@ def test_each_operation_matches_torchvision(op, dtype):
     tv = tv_transforms.AugMix()
     image = make_image(H, W, dtype)
     fill_values = [10.0, 200.0, 30.0] if dtype == torch.uint8 else [0.1, 0.8, 0.3]
-    for mode, fill in [("nearest", None), ("bilinear", fill_values)]:
+    for mode, fill in [("nearest", None), ("nearest", fill_values), ("bilinear", fill_values)]:
         tv_fill = tv_utils._setup_fill_arg(fill)
         for magnitude in _magnitudes_for(tv, op):
             expected = tv._apply_image_or_video_transform(image, op, magnitude, interpolation=mode, fill=tv_fill)
