@@ -284,3 +284,14 @@ def test_batch_variants_return_a_float_batch_or_say_why():
 def test_main_batch_quick(capsys):
     assert bench.main(["--batch", "--quick"]) == 0
     assert "| jitvision loop | eager |" in capsys.readouterr().out
+
+
+def test_augment_pipelines_build_and_agree_in_shape():
+    from jitvision._bench import augment
+
+    for job in augment.JOBS:
+        ours = augment.build("jitvision", "eager", job)(augment.make_input("jitvision"))
+        theirs = augment.build("torchvision", "eager", job)(augment.make_input("torchvision"))
+        assert ours.shape == theirs.shape == (3, 224, 224) and ours.dtype == theirs.dtype == torch.float32
+    row = {"job": "ta", "library": "timm", "mode": "eager", "time_us": None, "unavailable": "timm is not installed"}
+    assert "unavailable" in augment.format_row(row)
