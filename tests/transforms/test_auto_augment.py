@@ -280,7 +280,7 @@ def test_compiles_to_one_graph_with_the_choice_and_magnitude_live(name):
     assert len({o.sum().item() for o in compiled(image.expand(8, 3, H, W).contiguous())}) > 1
 
 
-@pytest.mark.parametrize("name", ["RandAugment", "AugMix"])
+@pytest.mark.parametrize("name", list(CLASSES))
 def test_no_recompiles_across_sizes_with_dynamic_shapes(name):
     transform = CLASSES[name][0]()
     compiled, counter = compile_counted(transform, dynamic=True)
