@@ -43,13 +43,17 @@ lint: $(STAMP)
 
 # The peers of `python -m jitvision bench` (the `bench` extra of pyproject.toml; listed here so that installing
 # them does not reinstall and rebuild jitvision itself). None of them may change torch.
-BENCH_DEPS := "albumentations==2.0.8" "kornia==0.9.*" scikit-image matplotlib
+BENCH_DEPS := "albumentations==2.0.8" "kornia==0.9.*" scikit-image matplotlib timm
 
+# timm depends on torch and torchvision: the constraint keeps the installed versions (pip would otherwise be free to
+# upgrade them).
 bench: $(STAMP)
-	$(PY) -m pip install -q $(BENCH_DEPS)
+	$(PY) -m pip freeze | grep -iE '^(torch|torchvision)==' > .bench-constraints.txt
+	$(PY) -m pip install -q $(BENCH_DEPS) -c .bench-constraints.txt
 	$(PY) -m jitvision bench --plot bench.png
 	$(PY) -m jitvision bench --per-transform --json bench-per-transform.json --plot bench-per-transform.png
 	$(PY) -m jitvision bench --batch --json bench-batch.json
+	$(PY) -m jitvision bench --augment --json bench-augment.json
 
 audit: $(STAMP)
 	$(PY) -m jitvision audit

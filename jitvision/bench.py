@@ -7,7 +7,9 @@ Three modes:
   albumentations and kornia (the albumentations benchmark's method; see ``jitvision._bench.per_transform`` and,
   for each row's parameters, ``jitvision._bench._rows``);
 - ``--batch``: per-sample augmentation of a 64-image batch: jitvision's batch API, loops of single-sample
-  pipelines, kornia (see ``jitvision._bench.batch``).
+  pipelines, kornia (see ``jitvision._bench.batch``);
+- ``--augment``: timm-style training pipelines with TrivialAugmentWide / RandAugment against torchvision v2 and
+  timm's PIL transform (see ``jitvision._bench.augment``).
 
 The pipelines: two jobs, one thread (``torch.set_num_threads(1)``), times from ``torch.utils.benchmark.Timer``
 (the best of interleaved rounds, see ``run``):
@@ -435,6 +437,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "--per-transform", action="store_true", help="images/s per transform on photographs, all libraries"
     )
     job.add_argument("--batch", action="store_true", help="per-sample augmentation of a 64-image batch")
+    job.add_argument(
+        "--augment", action="store_true", help="timm-style training pipelines with TrivialAugmentWide / RandAugment"
+    )
     parser.add_argument(
         "--jobs", help="comma-separated: train,infer,detection (default: train,infer; detection is opt-in)"
     )
@@ -472,6 +477,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _main_per_transform(args)
     if args.batch:
         return _main_batch(args)
+    if args.augment:
+        return _main_augment(args)
     if args.only or args.photos or args.synthetic:
         raise SystemExit("python -m jitvision bench: --only, --photos and --synthetic go with --per-transform")
 
@@ -500,6 +507,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             json.dump({"torch": torch.__version__, "threads": 1, "layout": args.layout, "rows": rows}, f, indent=2)
     if args.plot:
         plot(rows, args.plot)
+    return 0
+
+
+def _main_augment(args: Any) -> int:
+    from ._bench import augment
+
+    jobs = _pick(args.jobs, list(augment.JOBS), "job")
+    min_run_time = 2.0 if args.min_run_time is None else args.min_run_time
+    rows = augment.run(jobs, min_run_time, 5 if args.rounds is None else args.rounds, log=print)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"torch": torch.__version__, "threads": 1, "rows": rows}, f, indent=2)
     return 0
 
 

@@ -300,3 +300,14 @@ def test_detection_job_runs_compose_only():
     out = bench.build("jitvision", "compose", "eager", "detection")(sample)
     assert out["image"].shape == (3, bench.DETECTION_SIZE, bench.DETECTION_SIZE)
     assert out["boxes"].shape[0] == out["masks"].shape[0] == out["labels"].shape[0]
+
+
+def test_augment_pipelines_build_and_agree_in_shape():
+    from jitvision._bench import augment
+
+    for job in augment.JOBS:
+        ours = augment.build("jitvision", "eager", job)(augment.make_input("jitvision"))
+        theirs = augment.build("torchvision", "eager", job)(augment.make_input("torchvision"))
+        assert ours.shape == theirs.shape == (3, 224, 224) and ours.dtype == theirs.dtype == torch.float32
+    row = {"job": "ta", "library": "timm", "mode": "eager", "time_us": None, "unavailable": "timm is not installed"}
+    assert "unavailable" in augment.format_row(row)

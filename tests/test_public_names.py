@@ -32,17 +32,7 @@ MODULES = {
 }
 
 OWNED_ELSEWHERE_UNTIL_MERGE: Dict[str, List[str]] = {
-    "transforms": [
-        # auto-augment and containers
-        "AugMix",
-        "AutoAugment",
-        "AutoAugmentPolicy",
-        "RandAugment",
-        "TrivialAugmentWide",
-        "RandomApply",
-        "RandomChoice",
-        "RandomOrder",
-    ],
+    "transforms": [],
     "functional": [],
     "tv_tensors": [],
 }

@@ -130,6 +130,14 @@ def _linear_transformation(T: ModuleType) -> Dict[str, Any]:
 _PHOTOMETRIC_KINDS = ("float", "uint8", "Image", "Video", "PIL")
 _GRAYSCALE_KINDS = ("float", "uint8", "Image", "PIL")
 _PHOTOMETRIC_CLASS_KINDS = (*KINDS, "PIL", *BATCH_KINDS)
+# The automatic augmentation policies take images and videos only, as torchvision's (boxes/masks raise).
+_POLICY_KINDS = ("float", "uint8", "Image", "Video", "PIL", "batch", "batch-tensor")
+
+
+def _random_steps(T: ModuleType) -> Dict[str, Any]:
+    return {"transforms": [T.RandomInvert(p=1.0), T.RandomVerticalFlip(p=1.0), T.RandomPosterize(3, p=1.0)]}
+
+
 _NOT_A_TENSOR = "returns a PIL image: Python only, nothing for the compilers to trace"
 
 FUNCTIONAL_CASES: Dict[str, Case] = {
@@ -258,6 +266,13 @@ CLASS_CASES: Dict[str, Case] = {
     "RandomResize": Case({"min_size": 20, "max_size": 30}),
     "MixUp": Case({"num_classes": 4}, kinds=LABELLED_KINDS, image_dtype=torch.float32),
     "CutMix": Case({"num_classes": 4}, kinds=LABELLED_KINDS, image_dtype=torch.float32),
+    "AutoAugment": Case(kinds=_POLICY_KINDS),
+    "RandAugment": Case({"num_ops": 2, "magnitude": 9}, kinds=_POLICY_KINDS),
+    "TrivialAugmentWide": Case(kinds=_POLICY_KINDS),
+    "AugMix": Case(kinds=_POLICY_KINDS),
+    "RandomApply": Case(lambda T: {**_random_steps(T), "p": 0.5}, kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "RandomChoice": Case(_random_steps, kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "RandomOrder": Case(_random_steps, kinds=_PHOTOMETRIC_CLASS_KINDS),
 }
 
 

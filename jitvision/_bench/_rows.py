@@ -65,6 +65,13 @@ Per row: torchvision v2 and jitvision (TV), albumentations 2.0.8 (A), kornia 0.9
 - JPEG: TV JPEG(quality=50) (encode + decode, uint8); A ImageCompression("jpeg", quality_range=(50, 50)) (cv2's
   libjpeg-turbo); K RandomJPEG(jpeg_quality=50, p=1) (kornia's differentiable JPEG on float input).
 
+- RandAugment: TV RandAugment(num_ops=2, magnitude=9) (of 31 bins); A –; K auto.RandAugment(n=2, m=9) (kornia's
+  own operation set and magnitude scale).
+- TrivialAugmentWide: TV TrivialAugmentWide(); A –; K auto.TrivialAugment() (kornia's operation set).
+- AutoAugment: TV AutoAugment(IMAGENET); A –; K auto.AutoAugment("imagenet").
+- AugMix: TV AugMix() (severity 3, 3 chains of 1-3 operations, bilinear); A –; K –.
+  The four draw a random operation per call: their times are means over the operations.
+
 All albumentations transforms get p=1.
 Outputs are made contiguous (``.contiguous()``, ``np.ascontiguousarray``), as the albumentations benchmark does.
 """
@@ -351,6 +358,17 @@ ROWS: List[Row] = [
     ),
 ]
 
+ROWS += [
+    Row(
+        "RandAugment",
+        lambda ns: cls(ns, "RandAugment")(num_ops=2, magnitude=9),
+        None,
+        lambda K: K.auto.RandAugment(n=2, m=9),
+    ),
+    Row("TrivialAugmentWide", lambda ns: cls(ns, "TrivialAugmentWide")(), None, lambda K: K.auto.TrivialAugment()),
+    Row("AutoAugment", lambda ns: cls(ns, "AutoAugment")(), None, lambda K: K.auto.AutoAugment("imagenet")),
+    Row("AugMix", lambda ns: cls(ns, "AugMix")(), None, None),
+]
 ROW_NAMES = [row.name for row in ROWS]
 
 # Where a library has no equivalent of a row (shown as "–").

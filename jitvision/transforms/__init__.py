@@ -1,6 +1,7 @@
 """Transform classes: the drop-in for ``torchvision.transforms.v2``."""
 
 from . import functional
+from ._auto_augment import AugMix, AutoAugment, AutoAugmentPolicy, RandAugment, TrivialAugmentWide
 from ._color._jitter import ColorJitter, RandomPhotometricDistort
 from ._color._simple import (
     RGB,
@@ -32,6 +33,7 @@ from ._meta import ClampBoundingBoxes, ClampKeyPoints, ConvertBoundingBoxFormat,
 from ._misc import Identity, Lambda, Normalize, ToDtype
 from ._mix import CutMix, MixUp
 from ._query import check_type, get_bounding_boxes, get_keypoints, has_all, has_any, query_chw, query_size
+from ._random_containers import RandomApply, RandomChoice, RandomOrder
 from ._sanitize import SanitizeBoundingBoxes, SanitizeKeyPoints
 from ._script_fusion import script_native_ops
 from ._temporal import LinearTransformation, UniformTemporalSubsample

@@ -8,9 +8,10 @@ bool for a scalar parameter in eager and TorchScript (the fast path: run only th
 when the choice must stay a tensor (under torch.compile/export, and for per-row parameters of a batch).
 """
 
-from typing import List, Optional
+from typing import Any, Callable, List, Optional, Tuple
 
 import torch
+from torch.utils import _pytree as pytree
 
 from .. import tv_tensors
 from .functional._dispatch import is_pure_tensor, is_tracing, unwrap
@@ -67,3 +68,95 @@ def draw_coins(
 ) -> torch.Tensor:
     """Bool coins of shape ``batch_shape`` (``[]`` for one sample), each true with probability ``p``."""
     return uniform(batch_shape, generator, device) < p
+
+
+def python_index(index: torch.Tensor) -> Optional[int]:
+    """The drawn index as a Python int where eager code may branch on it (a scalar, not traced), else None."""
+    if index.ndim != 0 or is_tracing():
+        return None
+    return int(index)
+
+
+@torch.jit.unused
+def switch(
+    index: torch.Tensor, keys: List[int], branch: Callable[..., Any], operands: Tuple[Any, ...], cond: bool = True
+) -> Any:
+    """``branch(key, *operands)`` for the ``key`` that ``index`` draws, among ``keys``: the one place a random choice
+    among operations is decided (AutoAugment's operations, RandomChoice/RandomOrder/RandomApply's transforms).
+
+    - one sample (``index`` ``[]``), eager: a Python branch, only the chosen operation runs;
+    - one sample under torch.compile/export: a balanced tree of ``torch.cond`` on ``index`` (one graph, the choice
+      stays live, only the chosen branch runs; every branch must return the same shape and dtype); for operands
+      torch.cond cannot take (tv_tensors, nested samples), or with ``cond=False``, every branch runs and a select
+      keeps the chosen one;
+    - a batch (``index`` ``[R]``, operands with leading dimension R): in eager code the rows are grouped by key and
+      each group runs its branch once (``index_select``/``index_copy``); traced, every branch runs on all rows and
+      each row takes its own result (``torch.where``).
+    """
+    choice = python_index(index)
+    if choice is not None:
+        return branch(choice, *operands)
+    if cond and index.ndim == 0 and all(isinstance(op, torch.Tensor) and is_pure_tensor(op) for op in operands):
+        return _cond_tree(index, sorted(keys), branch, operands)
+    if is_tracing() or index.ndim == 0:
+        return _select(index, keys, branch, operands)
+    return _grouped(index, keys, branch, operands)
+
+
+@torch.jit.unused
+def _select(index: torch.Tensor, keys: List[int], branch: Callable[..., Any], operands: Tuple[Any, ...]) -> Any:
+    """Every branch computed, each row (or the whole sample, for a scalar index) taking its own: the traced form
+    for batches, and for samples torch.cond cannot take (tv_tensors, nested containers)."""
+    results = [branch(key, *operands) for key in keys]
+
+    def pick(*leaves: Any) -> Any:
+        out = leaves[0]
+        if not isinstance(out, torch.Tensor):
+            return out
+        for key, leaf in zip(keys[1:], leaves[1:]):
+            out = where_rows(index == key, leaf, out)
+        return out
+
+    return pytree.tree_map(pick, results[0], *results[1:])
+
+
+@torch.jit.unused
+def _fresh(out: torch.Tensor, operands: Tuple[Any, ...]) -> torch.Tensor:
+    """A torch.cond branch may not return (a view of) an operand: copy when it would."""
+    for operand in operands:
+        if isinstance(operand, torch.Tensor) and out is operand:
+            return out.clone()
+    return out
+
+
+@torch.jit.unused
+def _cond_tree(index: torch.Tensor, keys: List[int], branch: Callable[..., Any], operands: Tuple[Any, ...]) -> Any:
+    if len(keys) == 1:
+        key = keys[0]
+        return _fresh(branch(key, *operands), operands)
+    middle = len(keys) // 2
+    low, high = keys[:middle], keys[middle:]
+    # The index is an operand, not a closure: a closed-over tensor failed to lift into nested branches under
+    # dynamic shapes ("lift_tracked_freevar_to_input should not be called on root SubgraphTracer").
+    return torch.cond(
+        index < high[0],
+        lambda i, *ops: _cond_tree(i, low, branch, ops),
+        lambda i, *ops: _cond_tree(i, high, branch, ops),
+        (index,) + tuple(operands),
+    )
+
+
+@torch.jit.unused
+def _grouped(index: torch.Tensor, keys: List[int], branch: Callable[..., Any], operands: Tuple[Any, ...]) -> Any:
+    drawn = index.tolist()
+    present = [key for key in keys if key in drawn]
+    if len(present) == 1:
+        return branch(present[0], *operands)
+    out: Optional[torch.Tensor] = None
+    for key in present:
+        rows = (index == key).nonzero().squeeze(1)
+        part = branch(key, *[op.index_select(0, rows) if isinstance(op, torch.Tensor) else op for op in operands])
+        if out is None:
+            out = part.new_empty([index.shape[0]] + list(part.shape[1:]))
+        out.index_copy_(0, rows, part)
+    return out

@@ -184,6 +184,15 @@ CLASSES: Dict[str, Op] = {
     "ToPILImage": op(kinds=DENSE_KINDS),
     "Lambda": op(lambd=st.just(lambda x: x)),
     "Compose": op(transforms=st.just("steps")),  # built from other classes' draws in the test
+    "RandomApply": op(transforms=st.just("steps"), p=certain, compare="meta"),
+    "RandomChoice": op(transforms=st.just("steps"), compare="none"),  # picks another step than torchvision
+    "RandomOrder": op(transforms=st.just("steps"), compare="none"),  # shapes depend on the order
+    # automatic augmentation policies (random: types, shapes and dtypes compared)
+    "AutoAugment": op(compare="meta"),
+    "RandAugment": op(num_ops=st.integers(0, 3), magnitude=st.integers(0, 30), compare="meta"),
+    "TrivialAugmentWide": op(num_magnitude_bins=st.integers(2, 40), compare="meta"),
+    "AugMix": op(severity=st.integers(1, 10), mixture_width=st.integers(1, 3), chain_depth=st.integers(-1, 3),
+                 compare="meta"),
     # photometric (random: types, shapes and dtypes compared)
     "ColorJitter": op(
         brightness=color_ranges,

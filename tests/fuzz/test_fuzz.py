@@ -256,10 +256,14 @@ def _draw_kwargs(data: Any, name: str) -> Dict[str, Any]:
     return {key: data.draw(value, label=f"{name}.{key}") for key, value in CLASSES[name].kwargs.items()}
 
 
+# Classes whose argument is a list of other transforms: built from other classes' draws.
+CONTAINERS = ("Compose", "RandomApply", "RandomChoice", "RandomOrder")
+
+
 def _build(module: Any, name: str, kwargs: Dict[str, Any], data: Any) -> Any:
-    if name == "Compose":
-        steps = kwargs["steps"]
-        return module.Compose([getattr(module, step)(**step_kwargs) for step, step_kwargs in steps])
+    if name in CONTAINERS:
+        steps = [getattr(module, step)(**step_kwargs) for step, step_kwargs in kwargs["steps"]]
+        return getattr(module, name)(steps, **{key: value for key, value in kwargs.items() if key != "steps"})
     return getattr(module, name)(**kwargs)
 
 
@@ -268,9 +272,10 @@ def _build(module: Any, name: str, kwargs: Dict[str, Any], data: Any) -> Any:
 @given(data=st.data())
 def test_class(name: str, data: Any) -> None:
     entry = CLASSES[name]
-    if name == "Compose":
+    if name in CONTAINERS:
         chosen = data.draw(st.lists(st.sampled_from(COMPOSABLE), min_size=1, max_size=3), label="steps")
         kwargs: Dict[str, Any] = {"steps": [(step, _draw_kwargs(data, step)) for step in chosen]}
+        kwargs.update({key: value for key, value in _draw_kwargs(data, name).items() if key != "transforms"})
         names = [name, *chosen]
     else:
         kwargs = _draw_kwargs(data, name)
@@ -281,7 +286,7 @@ def test_class(name: str, data: Any) -> None:
     except (TypeError, ValueError) as error:
         assert any(n in str(error) for n in names), f"{name}({kwargs}): the error does not name the class: {error!r}"
         return
-    if name == "Compose":  # errors of a step inside a Compose name the step or its functional
+    if name in CONTAINERS:  # errors of a step inside a container name the step or its functional
         names += [step._functional.__name__ for step in ours.transforms if step._functional is not None]
     elif ours._functional is not None:
         names.append(ours._functional.__name__)
@@ -296,6 +301,6 @@ def test_class(name: str, data: Any) -> None:
     context.update(kind=sample.kind, canvas=sample.canvas)
     theirs = None if theirs_transform is None else (lambda: theirs_transform(theirs_in))
     compare = entry.compare
-    if name == "Compose" and any(CLASSES[step].compare == "meta" for step in chosen):
+    if name in CONTAINERS and compare == "values" and any(CLASSES[step].compare == "meta" for step in chosen):
         compare = "meta"  # a random step draws from another stream than torchvision's
     check(names, lambda: ours(inpt), theirs, inpt, compare, context)

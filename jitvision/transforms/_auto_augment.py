@@ -1,0 +1,395 @@
+"""AutoAugment, RandAugment, TrivialAugmentWide and AugMix: random operations with random magnitudes, in one graph.
+
+Every policy is a chain of steps; a draw gives each step an operation (a global op id, see ``_augment_ops``) and a
+signed magnitude (float64), ``params = {"ops": [K], "magnitudes": [K]}`` for one sample, ``[B, K]`` for a batch
+(AugMix adds its mixing weights). Steps that are not applied (AutoAugment's probabilities, AugMix chains shorter
+than the longest) are the Identity operation. Each step is one ``_random.switch`` on the drawn op: a Python branch
+in eager code, a balanced tree of ``torch.cond`` under torch.compile/export (only the drawn operation runs, the
+choice and the magnitude stay live), rows grouped by operation on an eager batch, and a per-row select on a traced
+batch. TorchScript runs the same operations through ``_script_step``. See docs/design-notes.md ("Random choices in
+one graph").
+
+As torchvision: images and videos only (bounding boxes, masks and keypoints in the sample raise a TypeError), one
+image or video per sample, uint8 or float, 1 or 3 channels, PIL images through torchvision's PIL kernels.
+"""
+
+import enum
+from typing import Any, Dict, List, Optional, Union
+
+import PIL.Image
+import torch
+
+from ..tv_tensors import BoundingBoxes, KeyPoints, Mask, kind_of, wrap
+from . import functional as F
+from ._augment_ops import (
+    OP_INDEX,
+    OP_NAMES,
+    SIGNED,
+    apply_op,
+    apply_op_pil,
+    apply_step,
+    augment_step_op,
+    magnitude_row,
+    parse_policy,
+)
+from ._geometry._pad import fill_for, scripted_fill, setup_fill
+from ._random import switch, uniform
+from ._transform import Transform
+from ._utils import is_image_like
+from .functional._color._utils import check_image
+from .functional._dispatch import call_custom_op, is_exporting, is_pure_tensor, is_tracing, unwrap
+from .functional._geometry._interpolation import InterpolationMode, check_interpolation
+from .functional._geometry._warp import fill_as_list, grid_mode
+
+
+class AutoAugmentPolicy(enum.Enum):
+    """The AutoAugment policies learned on three datasets (torchvision's values)."""
+
+    IMAGENET = "imagenet"
+    CIFAR10 = "cifar10"
+    SVHN = "svhn"
+
+
+_SPACE_AUTO = ["ShearX", "ShearY", "TranslateX", "TranslateY", "Rotate", "Brightness", "Color", "Contrast",
+               "Sharpness", "Posterize", "Solarize", "AutoContrast", "Equalize"]
+
+
+def _randint(u: torch.Tensor, n: int) -> torch.Tensor:
+    """Uniform integers in [0, n) from uniforms in [0, 1)."""
+    return (u * n).floor().to(torch.int64).clamp(max=n - 1)
+
+
+def _first_row(params: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
+    out: Dict[str, torch.Tensor] = {}
+    for key, value in params.items():
+        out[key] = value[0]
+    return out
+
+
+class _AutoAugmentBase(Transform):
+    """What the four policies share: the op space, the magnitude bins, ``fill``/``interpolation`` and the steps."""
+
+    __jit_ignored_attributes__ = Transform.__jit_ignored_attributes__ + ["fill", "_fills", "interpolation"]
+    _script_fill: Optional[List[float]]
+
+    def __init__(
+        self,
+        space: List[str],
+        kind: str,
+        num_bins: int,
+        interpolation: Union[str, InterpolationMode, int],
+        fill: Any,
+        generator: Optional[torch.Generator],
+    ) -> None:
+        super().__init__(generator=generator)
+        owner = type(self).__name__
+        self._name: str = owner
+        self.interpolation = check_interpolation(interpolation, owner)
+        self._mode_value: str = self.interpolation.value
+        self.fill = fill
+        self._fills = setup_fill(fill, owner)
+        self._script_fill = scripted_fill(self._fills)
+        if isinstance(num_bins, bool) or not isinstance(num_bins, int) or num_bins < 2:
+            raise ValueError(f"{owner}: num_magnitude_bins must be an integer >= 2, got {num_bins!r}")
+        self._space: List[int] = [OP_INDEX[name] for name in space]
+        self._candidates: List[int] = sorted(set([0] + self._space))  # Identity: a step not applied
+        self._space_t = torch.tensor(self._space, dtype=torch.int64)
+        self._num_bins: int = num_bins
+        # Size-independent magnitudes per global op id (float32, as torchvision's bins); translations depend on the
+        # size and are computed per draw unless they are absolute (TrivialAugmentWide).
+        self._table = torch.stack([magnitude_row(name, kind, num_bins, 0, 0) for name in OP_NAMES])
+        self._translate_relative: bool = kind != "wide"
+        self._translate_mul: float = 150.0 / 331.0 if kind == "auto" else 1.0
+        self._translate_div: float = 1.0 if kind == "auto" else 3.0
+        self._signed = torch.tensor([op in SIGNED for op in range(len(OP_NAMES))])
+
+    # ---- draws -------------------------------------------------------------------------------------------------
+
+    def _magnitudes(
+        self, ops: torch.Tensor, bins: torch.Tensor, sign_u: torch.Tensor, height: int, width: int
+    ) -> torch.Tensor:
+        """The signed float64 magnitudes of ``ops`` at ``bins`` (any equal shapes); negative where ``sign_u <= 0.5``
+        for the signed operations."""
+        device = ops.device
+        magnitude = self._table.to(device)[ops, bins]
+        if self._translate_relative:
+            high_x = self._translate_mul * width / self._translate_div
+            high_y = self._translate_mul * height / self._translate_div
+            tx = torch.linspace(0.0, high_x, self._num_bins, device=device)[bins]
+            ty = torch.linspace(0.0, high_y, self._num_bins, device=device)[bins]
+            magnitude = torch.where(ops == 3, tx, torch.where(ops == 4, ty, magnitude))
+        magnitude = magnitude.to(torch.float64)
+        negative = (sign_u <= 0.5) & self._signed.to(device)[ops]
+        return torch.where(negative, -magnitude, magnitude)
+
+    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        return _first_row(self._draw_batch(1, height, width, device))
+
+    # ---- applying ----------------------------------------------------------------------------------------------
+
+    def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        if torch.jit.is_scripting() or is_pure_tensor(inpt):
+            return self._augment(inpt, params, self._script_fill)
+        return self._augment_leaf(inpt, params)
+
+    def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        return self.transform(inpt, params)
+
+    def _augment(
+        self, image: torch.Tensor, params: Dict[str, torch.Tensor], fill: Optional[List[float]]
+    ) -> torch.Tensor:
+        check_image(image, self._name, [1, 3])
+        ops, magnitudes = params["ops"], params["magnitudes"]
+        for k in range(ops.shape[-1]):
+            image = self._step(image, ops[..., k], magnitudes[..., k], fill)
+        return image
+
+    def _step(
+        self, image: torch.Tensor, op: torch.Tensor, magnitude: torch.Tensor, fill: Optional[List[float]]
+    ) -> torch.Tensor:
+        mode = grid_mode(self._mode_value, self._name)
+        if torch.jit.is_scripting():
+            return apply_step(image, op, magnitude, mode, fill)
+        return self._switch_step(image, op, magnitude, mode, fill)
+
+    @torch.jit.unused
+    def _switch_step(
+        self, image: torch.Tensor, op: torch.Tensor, magnitude: torch.Tensor, mode: str, fill: Optional[List[float]]
+    ) -> torch.Tensor:
+        if is_tracing() and not is_exporting() and image.device.type == "cpu":
+            # torch.compile: one node running the eager kernels (see the module docstring for why not torch.cond).
+            return call_custom_op(augment_step_op, image, op, magnitude, mode, fill)
+
+        def branch(key: int, x: torch.Tensor, m: torch.Tensor) -> torch.Tensor:
+            return apply_op(x, key, m, mode, fill)
+
+        return switch(op, self._candidates, branch, (image, magnitude))
+
+    @torch.jit.unused
+    def _augment_leaf(self, inpt: Any, params: Dict[str, torch.Tensor]) -> Any:
+        fill = fill_for(self._fills, inpt)
+        if isinstance(inpt, torch.Tensor):
+            return wrap(self._augment(unwrap(inpt), params, fill_as_list(fill, self._name)), like=inpt)
+        try:
+            return self._augment_pil(inpt, params, fill)
+        except (TypeError, ValueError) as error:  # a PIL kernel's refusal (a mode it does not take), named after us
+            raise type(error)(f"{self._name}: {error}") from error
+
+    @torch.jit.unused
+    def _augment_pil(self, image: Any, params: Dict[str, torch.Tensor], fill: Any) -> Any:
+        for op, magnitude in zip(params["ops"].tolist(), params["magnitudes"].tolist()):
+            image = apply_op_pil(image, op, magnitude, self.interpolation, fill)
+        return image
+
+    # ---- the sample ---------------------------------------------------------------------------------------------
+
+    @torch.jit.unused
+    def check_inputs(self, flat_inputs: List[Any]) -> None:
+        owner = type(self).__name__
+        images = 0
+        for inpt in flat_inputs:
+            if isinstance(inpt, torch.Tensor) and kind_of(type(inpt)) in (BoundingBoxes, Mask, KeyPoints):
+                raise TypeError(f"{owner}: inputs of type {type(inpt).__name__} are not supported")
+            if is_image_like(inpt):
+                images += 1
+        if images == 0 and not any(is_pure_tensor(inpt) for inpt in flat_inputs):
+            raise TypeError(f"{owner}: found no image or video in the sample")
+        if images > 1:
+            raise TypeError(f"{owner}: defined for a single image or video per sample, found {images}")
+
+    def extra_repr(self) -> str:
+        return f"interpolation={self.interpolation}, fill={self.fill}"
+
+
+class AutoAugment(_AutoAugmentBase):
+    """AutoAugment (Cubuk et al., 2018): one of the policy's 25 sub-policies per call, each two operations applied
+    with their probability and magnitude bin (of 10), signed at random. Arguments as torchvision's."""
+
+    __jit_ignored_attributes__ = _AutoAugmentBase.__jit_ignored_attributes__ + ["policy"]
+
+    def __init__(
+        self,
+        policy: Any = AutoAugmentPolicy.IMAGENET,
+        interpolation: Union[str, InterpolationMode, int] = InterpolationMode.NEAREST,
+        fill: Any = None,
+        *,
+        generator: Optional[torch.Generator] = None,
+    ) -> None:
+        value = getattr(policy, "value", policy)
+        if value not in ("imagenet", "cifar10", "svhn"):
+            raise ValueError(f"AutoAugment: the provided policy {policy!r} is not recognized")
+        super().__init__(_SPACE_AUTO + ["Invert"], "auto", 10, interpolation, fill, generator)
+        self.policy = AutoAugmentPolicy(value)
+        table = parse_policy(value)
+        self._policy_ops = torch.tensor([[step[0] for step in row] for row in table], dtype=torch.int64)
+        self._policy_p = torch.tensor([[step[1] for step in row] for row in table], dtype=torch.float32)
+        self._policy_bins = torch.tensor([[step[2] for step in row] for row in table], dtype=torch.int64)
+        self._num_policies: int = len(table)
+
+    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        u = uniform([batch_size, 5], self._rng(), device)
+        policy = _randint(u[:, 0], self._num_policies)
+        ops = self._policy_ops.to(device)[policy]
+        bins = self._policy_bins.to(device)[policy]
+        applied = u[:, 1:3] <= self._policy_p.to(device)[policy]
+        ops = torch.where(applied, ops, torch.zeros_like(ops))
+        return {"ops": ops, "magnitudes": self._magnitudes(ops, bins, u[:, 3:5], height, width)}
+
+    def extra_repr(self) -> str:
+        return f"policy={self.policy}, " + super().extra_repr()
+
+
+class RandAugment(_AutoAugmentBase):
+    """RandAugment (Cubuk et al., 2019): ``num_ops`` operations drawn uniformly (Identity among them), all at bin
+    ``magnitude`` of ``num_magnitude_bins``, signed at random. Arguments as torchvision's."""
+
+    def __init__(
+        self,
+        num_ops: int = 2,
+        magnitude: int = 9,
+        num_magnitude_bins: int = 31,
+        interpolation: Union[str, InterpolationMode, int] = InterpolationMode.NEAREST,
+        fill: Any = None,
+        *,
+        generator: Optional[torch.Generator] = None,
+    ) -> None:
+        if isinstance(num_ops, bool) or not isinstance(num_ops, int) or num_ops < 0:
+            raise ValueError(f"RandAugment: num_ops should be a non-negative integer, got {num_ops!r}")
+        super().__init__(["Identity"] + _SPACE_AUTO, "auto", num_magnitude_bins, interpolation, fill, generator)
+        if isinstance(magnitude, bool) or not isinstance(magnitude, int) or not 0 <= magnitude < num_magnitude_bins:
+            raise ValueError(
+                f"RandAugment: magnitude must be an integer in [0, {num_magnitude_bins}) (a bin of "
+                f"num_magnitude_bins), got {magnitude!r}"
+            )
+        self.num_ops = num_ops
+        self.magnitude = magnitude
+        self.num_magnitude_bins = num_magnitude_bins
+
+    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        u = uniform([batch_size, self.num_ops, 2], self._rng(), device)
+        ops = self._space_t.to(device)[_randint(u[..., 0], len(self._space))]
+        bins = torch.full_like(ops, self.magnitude)
+        return {"ops": ops, "magnitudes": self._magnitudes(ops, bins, u[..., 1], height, width)}
+
+    def extra_repr(self) -> str:
+        return (
+            f"num_ops={self.num_ops}, magnitude={self.magnitude}, num_magnitude_bins={self.num_magnitude_bins}, "
+            + super().extra_repr()
+        )
+
+
+class TrivialAugmentWide(_AutoAugmentBase):
+    """TrivialAugment Wide (Müller and Hutter, 2021): one operation drawn uniformly (Identity among them) at a
+    uniformly drawn bin of ``num_magnitude_bins``, signed at random. Arguments as torchvision's."""
+
+    def __init__(
+        self,
+        num_magnitude_bins: int = 31,
+        interpolation: Union[str, InterpolationMode, int] = InterpolationMode.NEAREST,
+        fill: Any = None,
+        *,
+        generator: Optional[torch.Generator] = None,
+    ) -> None:
+        super().__init__(["Identity"] + _SPACE_AUTO, "wide", num_magnitude_bins, interpolation, fill, generator)
+        self.num_magnitude_bins = num_magnitude_bins
+
+    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        u = uniform([batch_size, 1, 3], self._rng(), device)
+        ops = self._space_t.to(device)[_randint(u[..., 0], len(self._space))]
+        bins = _randint(u[..., 1], self._num_bins)
+        return {"ops": ops, "magnitudes": self._magnitudes(ops, bins, u[..., 2], height, width)}
+
+    def extra_repr(self) -> str:
+        return f"num_magnitude_bins={self.num_magnitude_bins}, " + super().extra_repr()
+
+
+_SPACE_AUGMIX = ["ShearX", "ShearY", "TranslateX", "TranslateY", "Rotate", "Posterize", "Solarize", "AutoContrast",
+                 "Equalize"]
+
+
+class AugMix(_AutoAugmentBase):
+    """AugMix (Hendrycks et al., 2020): ``mixture_width`` chains of ``chain_depth`` operations (1 to 3 drawn per chain
+    when negative) at bins below ``severity``, mixed with the image by Dirichlet(``alpha``) weights. Arguments as
+    torchvision's; images and videos only.
+
+    Deliberate difference: on a plain ``[N, C, H, W]`` tensor torchvision draws the mixing weights per leading row
+    (the operations are shared); here one draw covers the sample (``forward_batch`` or ``BatchedImages`` give every
+    row its own operations and weights)."""
+
+    def __init__(
+        self,
+        severity: int = 3,
+        mixture_width: int = 3,
+        chain_depth: int = -1,
+        alpha: float = 1.0,
+        all_ops: bool = True,
+        interpolation: Union[str, InterpolationMode, int] = InterpolationMode.BILINEAR,
+        fill: Any = None,
+        *,
+        generator: Optional[torch.Generator] = None,
+    ) -> None:
+        space = _SPACE_AUGMIX + (["Brightness", "Color", "Contrast", "Sharpness"] if all_ops else [])
+        super().__init__(space, "augmix", 10, interpolation, fill, generator)
+        if isinstance(severity, bool) or not isinstance(severity, int) or not 1 <= severity <= 10:
+            raise ValueError(f"AugMix: the severity must be an integer in [1, 10], got {severity!r}")
+        if isinstance(mixture_width, bool) or not isinstance(mixture_width, int) or mixture_width < 1:
+            raise ValueError(f"AugMix: mixture_width must be a positive integer, got {mixture_width!r}")
+        if isinstance(chain_depth, bool) or not isinstance(chain_depth, int):
+            raise ValueError(f"AugMix: chain_depth must be an integer (<= 0: 1 to 3 drawn), got {chain_depth!r}")
+        if not float(alpha) > 0.0:
+            raise ValueError(f"AugMix: alpha must be positive, got {alpha!r}")
+        self.severity = severity
+        self.mixture_width = mixture_width
+        self.chain_depth = chain_depth
+        self.alpha = float(alpha)
+        self.all_ops = bool(all_ops)
+        self._depth: int = chain_depth if chain_depth > 0 else 3
+
+    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        generator = self._rng()
+        chains, depth = self.mixture_width, self._depth
+        u = uniform([batch_size, chains, depth, 3], generator, device)
+        ops = self._space_t.to(device)[_randint(u[..., 0], len(self._space))]
+        if self.chain_depth <= 0:  # 1 to 3 operations per chain; the steps after a chain's depth are Identity
+            drawn = _randint(uniform([batch_size, chains, 1], generator, device), 3) + 1
+            steps = torch.arange(depth, device=device)
+            ops = torch.where(steps < drawn, ops, torch.zeros_like(ops))
+        bins = _randint(u[..., 1], self.severity)
+        magnitudes = self._magnitudes(ops, bins, u[..., 2], height, width)
+        alpha = torch.full([batch_size, 2], self.alpha, device=device)
+        beta = torch._sample_dirichlet(alpha, generator=generator)
+        alpha = torch.full([batch_size, chains], self.alpha, device=device)
+        weights = torch._sample_dirichlet(alpha, generator=generator) * beta[:, 1:2]
+        return {
+            "ops": ops.reshape(batch_size, chains * depth),
+            "magnitudes": magnitudes.reshape(batch_size, chains * depth),
+            "mix": torch.cat([beta[:, 0:1], weights], dim=1),
+        }
+
+    def _augment(
+        self, image: torch.Tensor, params: Dict[str, torch.Tensor], fill: Optional[List[float]]
+    ) -> torch.Tensor:
+        check_image(image, "AugMix", [1, 3])
+        ops, magnitudes, mix = params["ops"], params["magnitudes"], params["mix"]
+        shape = [mix.shape[0]] + [1] * (image.ndim - 1) if mix.ndim == 2 else [1] * image.ndim
+        out = mix[..., 0].reshape(shape) * image
+        for chain in range(self.mixture_width):
+            aug = image
+            for step in range(self._depth):
+                k = chain * self._depth + step
+                aug = self._step(aug, ops[..., k], magnitudes[..., k], fill)
+            out = out + mix[..., chain + 1].reshape(shape) * aug
+        return out.to(image.dtype)
+
+    @torch.jit.unused
+    def _augment_pil(self, image: Any, params: Dict[str, torch.Tensor], fill: Any) -> Any:
+        if not isinstance(image, PIL.Image.Image):
+            raise TypeError(f"AugMix: inputs of type {type(image).__name__} are not supported")
+        tensor = F.pil_to_tensor(image)
+        return F.to_pil_image(self._augment(tensor, params, fill_as_list(fill, "AugMix")))
+
+    def extra_repr(self) -> str:
+        return (
+            f"severity={self.severity}, mixture_width={self.mixture_width}, chain_depth={self.chain_depth}, "
+            f"alpha={self.alpha}, all_ops={self.all_ops}, " + super().extra_repr()
+        )

@@ -1,0 +1,254 @@
+"""RandomApply, RandomChoice and RandomOrder: a random choice among transforms, live in one graph.
+
+The draw is a tensor (a coin, an index, a permutation; ``[B, ...]`` per sample on batches) and every choice goes
+through ``_random.switch``: a Python branch in eager code (only the chosen transforms run), a ``torch.cond`` tree
+under torch.compile/export for a plain tensor (a per-leaf select when the sample holds tv_tensors or nested
+containers: every candidate runs, so they must give the same shapes), rows grouped by choice on an eager batch and a
+per-row select on a traced one. TorchScript (plain tensors) branches on the drawn values over the ``ModuleList``.
+
+The classes script when their transforms do (unlike torchvision's RandomChoice/RandomOrder). Batches: a dense batch
+(``BatchedImages``/``BatchedVideos`` or ``forward_batch``) draws per sample; other batch samples (detection
+batches) are split into samples and put back together in eager code, and raise under torch.compile/export.
+"""
+
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+
+import torch
+from torch import nn
+from torch.utils import _pytree as pytree
+
+from ..tv_tensors import BatchedImages, BatchedVideos, batch_samples, unbatch_samples, wrap
+from ._batch import is_batch_leaf
+from ._container import _PythonStep
+from ._random import draw_coins, switch, uniform
+from ._transform import Transform
+from .functional._dispatch import is_tracing, unwrap
+
+
+@torch.jit.unused
+def _steps(transforms: Any, owner: str) -> nn.ModuleList:
+    if isinstance(transforms, nn.ModuleList):
+        transforms = list(transforms)
+    if not isinstance(transforms, Sequence) or isinstance(transforms, str):
+        raise TypeError(f"{owner}: transforms must be a sequence of callables or an nn.ModuleList")
+    if not transforms:
+        raise ValueError(f"{owner}: pass at least one transform")
+    steps: List[nn.Module] = []
+    for position, transform in enumerate(transforms):
+        if not callable(transform):
+            raise TypeError(f"{owner}: transform {position} is not callable: {transform!r}")
+        steps.append(transform if isinstance(transform, nn.Module) else _PythonStep(transform, position))
+    return nn.ModuleList(steps)
+
+
+@torch.jit.unused
+def _run_batch(transform: Any, images: torch.Tensor) -> torch.Tensor:
+    """A transform on a plain ``[B, ...]`` batch, per-sample draws where it has ``forward_batch``."""
+    forward_batch = getattr(transform, "forward_batch", None)
+    return forward_batch(images) if forward_batch is not None else transform(images)
+
+
+class _RandomContainer(Transform):
+    """The sample handling the three share; subclasses implement ``_draw_batch`` and ``_choose`` (Python) and
+    ``_script_choose`` (TorchScript, plain tensors)."""
+
+    def forward(self, inpt: torch.Tensor) -> torch.Tensor:
+        if torch.jit.is_scripting():
+            return self._script_choose(inpt, self._draw(0, 0, inpt.device), False)
+        return self._run_sample(inpt)
+
+    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        out: Dict[str, torch.Tensor] = {}
+        for key, value in self._draw_batch(1, height, width, device).items():
+            out[key] = value[0]
+        return out
+
+    def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        if torch.jit.is_scripting():
+            return self._script_choose(inpt, params, False)
+        return self._choose(inpt, params, False)
+
+    def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        if torch.jit.is_scripting():
+            return self._script_choose(inpt, params, True)
+        return self._choose(inpt, params, True)
+
+    def _script_choose(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor], batch: bool) -> torch.Tensor:
+        raise NotImplementedError(type(self).__name__)
+
+    @torch.jit.unused
+    def _choose(self, sample: Any, params: Dict[str, torch.Tensor], batch: bool) -> Any:
+        raise NotImplementedError(type(self).__name__)
+
+    @torch.jit.unused
+    def _call(self, index: int, sample: Any, batch: bool) -> Any:
+        """Transform ``index`` on one sample, or on a plain batch tensor with per-sample draws."""
+        transform = self.transforms[index]
+        return _run_batch(transform, sample) if batch else transform(sample)
+
+    @torch.jit.unused
+    def _run_sample(self, sample: Any) -> Any:
+        owner = type(self).__name__
+        leaves = [leaf for leaf in pytree.tree_leaves(sample) if isinstance(leaf, torch.Tensor)]
+        device = leaves[0].device if leaves else torch.device("cpu")
+        if not any(is_batch_leaf(leaf) for leaf in leaves):
+            return self._choose(sample, self._draw(0, 0, device), False)
+        if isinstance(sample, (BatchedImages, BatchedVideos)):
+            params = self._draw_batch(sample.shape[0], 0, 0, device)
+            return wrap(self._choose(unwrap(sample), params, True), like=sample)
+        if is_tracing():
+            raise ValueError(
+                f"{owner}: a batch sample other than BatchedImages/BatchedVideos has no per-sample form under "
+                "torch.compile/export; pass the images as BatchedImages, or use forward_batch"
+            )
+        return batch_samples([self._choose(one, self._draw(0, 0, device), False) for one in unbatch_samples(sample)])
+
+    def extra_repr(self) -> str:
+        return ""
+
+
+class RandomApply(_RandomContainer):
+    """Apply ``transforms`` in order with probability ``p`` (one coin for all of them), torchvision's arguments."""
+
+    def __init__(self, transforms: Union[Sequence[Callable[..., Any]], nn.ModuleList], p: float = 0.5) -> None:
+        super().__init__()
+        self.transforms = _steps(transforms, "RandomApply")
+        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
+            raise ValueError(f"RandomApply: p should be a probability in [0, 1], got {p!r}")
+        self.p = float(p)
+
+    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        return {"apply": draw_coins(self.p, [batch_size], self._rng(), device)}
+
+    @torch.jit.unused
+    def _choose(self, sample: Any, params: Dict[str, torch.Tensor], batch: bool) -> Any:
+        def branch(key: int, x: Any) -> Any:
+            if key == 0:
+                return x
+            for index in range(len(self.transforms)):
+                x = self._call(index, x, batch)
+            return x
+
+        return switch(params["apply"].to(torch.int64), [0, 1], branch, (sample,))
+
+    def _script_choose(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor], batch: bool) -> torch.Tensor:
+        apply = params["apply"]
+        if not batch:
+            if bool(apply):
+                for transform in self.transforms:
+                    inpt = transform(inpt)
+            return inpt
+        rows = apply.nonzero().squeeze(1)
+        if rows.numel() == 0:
+            return inpt
+        part = inpt.index_select(0, rows)
+        for transform in self.transforms:
+            if hasattr(transform, "forward_batch"):
+                part = transform.forward_batch(part)
+            else:
+                part = transform(part)
+        return inpt.index_copy(0, rows, part)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"
+
+
+class RandomChoice(_RandomContainer):
+    """Apply one of ``transforms``, picked with probabilities ``p`` (normalised; uniform when None), torchvision's
+    arguments. Unlike torchvision's, it scripts."""
+
+    def __init__(self, transforms: Sequence[Callable[..., Any]], p: Optional[List[float]] = None) -> None:
+        super().__init__()
+        self.transforms = _steps(transforms, "RandomChoice")
+        if p is None:
+            p = [1.0] * len(self.transforms)
+        elif not isinstance(p, Sequence) or len(p) != len(self.transforms):
+            count = len(self.transforms)
+            raise ValueError(f"RandomChoice: p must have one probability per transform ({count}), got {p!r}")
+        if any(isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 for v in p) or sum(p) <= 0:
+            raise ValueError(f"RandomChoice: p must hold non-negative numbers with a positive sum, got {p!r}")
+        total = float(sum(p))
+        self.p = [float(v) / total for v in p]
+        self._cumulative = torch.tensor(self.p, dtype=torch.float64).cumsum(0)[:-1].to(torch.float32)
+
+    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        u = uniform([batch_size, 1], self._rng(), device)
+        return {"index": (u >= self._cumulative.to(device)).sum(dim=-1)}
+
+    @torch.jit.unused
+    def _choose(self, sample: Any, params: Dict[str, torch.Tensor], batch: bool) -> Any:
+        keys = [i for i, p in enumerate(self.p) if p > 0]
+        return switch(params["index"], keys, lambda key, x: self._call(key, x, batch), (sample,))
+
+    def _script_choose(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor], batch: bool) -> torch.Tensor:
+        index = params["index"]
+        if not batch:
+            chosen = int(index)
+            out = inpt
+            for position, transform in enumerate(self.transforms):
+                if position == chosen:
+                    out = transform(inpt)
+            return out
+        out: Optional[torch.Tensor] = None
+        for position, transform in enumerate(self.transforms):
+            rows = (index == position).nonzero().squeeze(1)
+            if rows.numel() > 0:
+                part = inpt.index_select(0, rows)
+                if hasattr(transform, "forward_batch"):
+                    part = transform.forward_batch(part)
+                else:
+                    part = transform(part)
+                if out is None:
+                    out = part.new_empty([index.shape[0]] + part.shape[1:])
+                out = out.index_copy(0, rows, part)
+        assert out is not None
+        return out
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"
+
+
+class RandomOrder(_RandomContainer):
+    """Apply all ``transforms`` in a random order (a permutation drawn per call, per sample on batches),
+    torchvision's arguments. Unlike torchvision's, it scripts."""
+
+    def __init__(self, transforms: Sequence[Callable[..., Any]]) -> None:
+        super().__init__()
+        self.transforms = _steps(transforms, "RandomOrder")
+
+    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        return {"order": uniform([batch_size, len(self.transforms)], self._rng(), device).argsort(dim=-1)}
+
+    @torch.jit.unused
+    def _choose(self, sample: Any, params: Dict[str, torch.Tensor], batch: bool) -> Any:
+        order = params["order"]
+        keys = list(range(len(self.transforms)))
+        for position in range(len(keys)):
+            # A select, not torch.cond: the same transform inside the branches of consecutive conds failed to trace
+            # under dynamic shapes (dynamo: "lift_tracked_freevar_to_input should not be called on root
+            # SubgraphTracer"); n transforms cost n * n applications when traced.
+            sample = switch(order[..., position], keys, lambda key, x: self._call(key, x, batch), (sample,), False)
+        return sample
+
+    def _script_choose(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor], batch: bool) -> torch.Tensor:
+        order = params["order"]
+        for position in range(order.shape[-1]):
+            index = order[..., position]
+            if not batch:
+                chosen = int(index)
+                for key, transform in enumerate(self.transforms):
+                    if key == chosen:
+                        inpt = transform(inpt)
+            else:
+                out = inpt.clone()
+                for key, transform in enumerate(self.transforms):
+                    rows = (index == key).nonzero().squeeze(1)
+                    if rows.numel() > 0:
+                        part = inpt.index_select(0, rows)
+                        if hasattr(transform, "forward_batch"):
+                            part = transform.forward_batch(part)
+                        else:
+                            part = transform(part)
+                        out = out.index_copy(0, rows, part)
+                inpt = out
+        return inpt

@@ -1,0 +1,163 @@
+"""RandomApply, RandomChoice, RandomOrder: torchvision's semantics and distributions, one graph with the choice live,
+TorchScript, export, per-sample batches."""
+
+import itertools
+import math
+
+import pytest
+import torch
+import torchvision.transforms.v2 as tv_transforms
+
+import jitvision.transforms as T
+from jitvision import tv_tensors
+from tests.helpers import assert_matches_oracle, compile_counted, make_detection_sample, make_image, script_roundtrip
+
+H, W = 21, 27
+
+
+def _steps(module):
+    """Three deterministic transforms with different effects (a choice among them shows in the output)."""
+    return [module.RandomInvert(p=1.0), module.RandomVerticalFlip(p=1.0), module.RandomPosterize(2, p=1.0)]
+
+
+def _identify(out, image):
+    """Which of the candidate results (``_steps``) ``out`` is, by comparing with each applied alone."""
+    for index, step in enumerate(_steps(T)):
+        if torch.equal(out, step(image)):
+            return index
+    return None
+
+
+def _factories():
+    return {
+        "RandomApply": lambda: T.RandomApply(_steps(T)[:2], p=0.3),
+        "RandomChoice": lambda: T.RandomChoice(_steps(T), p=[1, 2, 3]),
+        "RandomOrder": lambda: T.RandomOrder(_steps(T)),
+    }
+
+
+@pytest.mark.parametrize("sample", ["uint8", "detection"])
+def test_forced_outcomes_match_torchvision(sample):
+    x = make_image(H, W) if sample == "uint8" else make_detection_sample(H, W)
+    from tests.helpers import to_torchvision
+
+    tv_x = to_torchvision(x)
+    # RandomApply with p=1 / p=0, RandomChoice with one possible transform, RandomOrder of commuting-free steps.
+    pairs = [
+        (T.RandomApply(_steps(T), p=1.0), tv_transforms.RandomApply(_steps(tv_transforms), p=1.0)),
+        (T.RandomApply(_steps(T), p=0.0), tv_transforms.RandomApply(_steps(tv_transforms), p=0.0)),
+        (T.RandomChoice(_steps(T), p=[0, 1, 0]), tv_transforms.RandomChoice(_steps(tv_transforms), p=[0, 1, 0])),
+        (T.RandomOrder(_steps(T)[1:2]), tv_transforms.RandomOrder(_steps(tv_transforms)[1:2])),
+    ]
+    for ours, theirs in pairs:
+        assert_matches_oracle(ours(x), theirs(tv_x), what=type(ours).__name__)
+
+
+N = 10_000
+
+
+def _bound(cells):
+    k = cells - 1
+    return k * (1 - 2 / (9 * k) + 3.09 * math.sqrt(2 / (9 * k))) ** 3
+
+
+def _chi_square(counts, expected):
+    return sum((c - e) ** 2 / e for c, e in zip(counts, expected))
+
+
+def test_draw_distributions_match_torchvision_s():
+    torch.manual_seed(0)
+    device = torch.device("cpu")
+    apply = T.RandomApply([T.Identity()], p=0.3)._draw_batch(N, H, W, device)["apply"]
+    assert abs(int(apply.sum()) - 0.3 * N) < 4 * math.sqrt(N * 0.21)
+    choice = T.RandomChoice(_steps(T), p=[1, 2, 3])
+    assert choice.p == tv_transforms.RandomChoice(_steps(tv_transforms), p=[1, 2, 3]).p
+    index = choice._draw_batch(N, H, W, device)["index"]
+    counts = torch.bincount(index, minlength=3).tolist()
+    assert _chi_square(counts, [N * p for p in choice.p]) < _bound(3)
+    order = T.RandomOrder(_steps(T))._draw_batch(N, H, W, device)["order"]
+    permutations = list(itertools.permutations(range(3)))
+    counts = [sum(1 for row in order.tolist() if tuple(row) == perm) for perm in permutations]
+    assert _chi_square(counts, [N / 6] * 6) < _bound(6)
+
+
+def test_eager_choices_follow_the_draws():
+    torch.manual_seed(1)
+    image = make_image(H, W)
+    chosen = [_identify(T.RandomChoice(_steps(T))(image), image) for _ in range(60)]
+    assert set(chosen) == {0, 1, 2}
+
+
+@pytest.mark.parametrize("name", ["RandomApply", "RandomChoice", "RandomOrder"])
+def test_one_graph_with_the_choice_live_script_and_export(name, tmp_path):
+    transform = _factories()[name]()
+    image = make_image(H, W)
+    compiled, counter = compile_counted(transform)
+    torch.manual_seed(0)
+    outputs = [compiled(image) for _ in range(50)]
+    assert counter.frame_count == 1
+    assert len({o.sum().item() for o in outputs}) > 1
+    torch.manual_seed(3)  # compiled and eager draw the same values from the same seed
+    expected = transform(image)
+    torch.manual_seed(3)
+    torch.testing.assert_close(compiled(image), expected, rtol=0, atol=0)
+    # A tv_tensor sample: the per-leaf select formulation.
+    compiled, counter = compile_counted(transform)
+    out = [compiled({"image": tv_tensors.Image(image), "label": 1}) for _ in range(12)]
+    assert counter.frame_count == 1 and type(out[0]["image"]) is tv_tensors.Image
+    assert len({o["image"].sum().item() for o in out}) > 1
+    # dynamic sizes
+    compiled, counter = compile_counted(transform, dynamic=True)
+    for size in [(H, W), (H + 5, W - 2), (33, 40)]:
+        assert compiled(make_image(*size)).shape[-2:] == size
+    assert counter.frame_count == 1
+    loaded = script_roundtrip(transform, tmp_path)
+    assert len({loaded(image).sum().item() for _ in range(20)}) > 1
+    assert len({o.sum().item() for o in loaded.forward_batch(image.expand(8, 3, H, W).contiguous())}) > 1
+    module = torch.export.export(transform, (image,)).module()
+    assert len({module(image).sum().item() for _ in range(20)}) > 1
+
+
+@pytest.mark.parametrize("name", ["RandomApply", "RandomChoice", "RandomOrder"])
+def test_batches_draw_per_sample(name):
+    images = make_image(H, W).expand(8, 3, H, W).contiguous()
+    transform = _factories()[name]()
+    torch.manual_seed(5)
+    out = transform(tv_tensors.BatchedImages(images))
+    assert type(out) is tv_tensors.BatchedImages
+    torch.manual_seed(5)
+    params = transform._draw_batch(8, H, W, images.device)
+    for i in range(8):
+        row = {key: value[i] for key, value in params.items()}
+        torch.testing.assert_close(out[i].as_subclass(torch.Tensor), transform.transform(images[i], row))
+    assert len({o.sum().item() for o in out}) > 1
+    compiled, counter = compile_counted(lambda x: transform.forward_batch(x))
+    torch.manual_seed(5)
+    torch.testing.assert_close(compiled(images), out.as_subclass(torch.Tensor))
+    # A detection batch: each sample on its own (eager).
+    batch = tv_tensors.batch_samples([make_detection_sample(H, W) for _ in range(3)])
+    assert len(tv_tensors.unbatch_samples(transform(batch))) == 3
+
+
+def test_nested_random_transforms_inside():
+    image = make_image(H, W)
+    pipeline = T.RandomChoice([T.TrivialAugmentWide(), T.RandomApply([T.RandomHorizontalFlip()], p=0.5)])
+    compiled, counter = compile_counted(pipeline)
+    outputs = [compiled(image) for _ in range(12)]
+    assert counter.frame_count == 1 and len({o.sum().item() for o in outputs}) > 1
+
+
+def test_bad_arguments_raise_naming_the_class():
+    for cls in (T.RandomApply, T.RandomChoice, T.RandomOrder):
+        with pytest.raises(ValueError, match=cls.__name__):
+            cls([])
+        with pytest.raises(TypeError, match=cls.__name__):
+            cls(T.Identity())
+        with pytest.raises(TypeError, match=cls.__name__):
+            cls([T.Identity(), 3])
+    with pytest.raises(ValueError, match="RandomApply"):
+        T.RandomApply([T.Identity()], p=1.5)
+    with pytest.raises(ValueError, match="RandomChoice"):
+        T.RandomChoice([T.Identity()], p=[1, 2])
+    with pytest.raises(ValueError, match="RandomChoice"):
+        T.RandomChoice([T.Identity(), T.Identity()], p=[-1, 2])
