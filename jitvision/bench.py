@@ -7,7 +7,10 @@ Three modes:
   albumentations and kornia (the albumentations benchmark's method; see ``jitvision._bench.per_transform`` and,
   for each row's parameters, ``jitvision._bench._rows``);
 - ``--batch``: per-sample augmentation of a 64-image batch: jitvision's batch API, loops of single-sample
-  pipelines, kornia (see ``jitvision._bench.batch``).
+  pipelines, kornia (see ``jitvision._bench.batch``);
+- ``--threads N``: the pipelines below on 1 and N Python threads in eager, scripted, compiled, AOTInductor and
+  onnxruntime, the time per call against torchvision's and whether the GIL is held (see
+  ``jitvision._bench.threads``).
 
 The pipelines: two jobs, one thread (``torch.set_num_threads(1)``), times from ``torch.utils.benchmark.Timer``
 (the best of interleaved rounds, see ``run``):
@@ -34,6 +37,7 @@ contiguous tensor); albumentations gets its HWC array either way.
 
 import argparse
 import json
+import os
 import sys
 import warnings
 from typing import Any, Callable, Dict, List, Optional, Sequence
@@ -392,6 +396,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "--per-transform", action="store_true", help="images/s per transform on photographs, all libraries"
     )
     job.add_argument("--batch", action="store_true", help="per-sample augmentation of a 64-image batch")
+    job.add_argument(
+        "--threads", type=int, metavar="N", help="throughput on N threads vs 1: eager, scripted, compiled, AOTI, ONNX"
+    )
+    parser.add_argument(
+        "--runtimes", help="--threads: comma-separated: torchvision,eager,scripted,compiled,aoti,onnxruntime"
+    )
+    parser.add_argument("--aoti-dir", help="--threads: where AOTI packages and ONNX files are kept (and reused)")
+    parser.add_argument(
+        "--export",
+        choices=("strict", "nonstrict"),
+        default="strict",
+        help="--threads: torch.export mode for the AOTI packages (strict: the fused native ops; nonstrict: the "
+        "per-transform graph, which calls the Python custom op jitvision::resized_crop_box)",
+    )
     parser.add_argument("--jobs", help="comma-separated: train,infer (default: both)")
     parser.add_argument("--libraries", help="comma-separated: jitvision,torchvision,albumentations (default: all)")
     parser.add_argument("--styles", help="comma-separated: kernels,functional,compose,fused (default: all)")
@@ -427,6 +445,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _main_per_transform(args)
     if args.batch:
         return _main_batch(args)
+    if args.threads is not None:
+        return _main_threads(args)
     if args.only or args.photos or args.synthetic:
         raise SystemExit("python -m jitvision bench: --only, --photos and --synthetic go with --per-transform")
 
@@ -528,6 +548,34 @@ def _main_batch(args: argparse.Namespace) -> int:
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"threads": 1, "shape": list(shape), "versions": versions, "rows": rows}, f, indent=2)
+    return 0
+
+
+def _main_threads(args: argparse.Namespace) -> int:
+    from ._bench import threads
+
+    if args.threads < 2:
+        raise SystemExit("python -m jitvision bench: --threads needs N >= 2")
+    jobs = _pick(args.jobs, list(JOBS), "job")
+    runtimes = _pick(args.runtimes, threads.RUNTIMES, "runtime")
+    seconds = 2.0 if args.min_run_time is None else args.min_run_time
+    rounds = 3 if args.rounds is None else args.rounds
+    if args.quick:
+        runtimes = [r for r in runtimes if r in ("torchvision", "eager", "scripted")]
+        seconds, rounds = min(seconds, 0.1), 1
+    rows = threads.run(
+        jobs, runtimes, args.threads, seconds, rounds, args.aoti_dir, strict=args.export == "strict", log=_log
+    )
+    versions = _versions()
+    print(
+        f"{args.threads} threads vs 1 (torch.set_num_threads(1) in each), {os.cpu_count()} cores, {seconds:g} s "
+        f"windows, best of {rounds} rounds, AOTI from a {args.export} export; "
+        + ", ".join(f"{k} {v}" for k, v in versions.items() if v)
+    )
+    print(threads.format_markdown(rows))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"threads": args.threads, "versions": versions, "rows": rows}, f, indent=2)
     return 0
 
 
