@@ -14,13 +14,14 @@ Normalize on a 3x256x256 uint8 image; ``infer``: Resize(256) + CenterCrop(224) +
 
 Every thread runs with ``torch.set_num_threads(1)`` and its own input. Throughput is calls per second over all
 threads during a fixed window (all threads start together); ``speedup`` is throughput on ``THREADS`` threads over
-throughput on one (ideal: the thread count, on as many free cores). ``gil free`` measures the GIL directly: the
-speed of a pure-Python counting thread while another thread calls the pipeline in a loop, as a fraction of its
-speed alone (1.0: the pipeline never holds the GIL; ~0.5 or below: it holds it most of the time). Rounds are
+throughput on one (ideal: the thread count, on as many free cores). ``GIL held`` measures the GIL directly: the
+share of a call during which a pure-Python watcher thread cannot run (``gil_held``: 1.0 for a call that holds the
+GIL throughout, near 0 for one that releases it). Rounds are
 interleaved and each number is the best round (see ``_timing.interleaved``); the machine is shared, so run it
 twice and read the higher figures.
 """
 
+import bisect
 import os
 import tempfile
 import threading
@@ -43,8 +44,9 @@ def load_for_threads(path: str, threads: int = 2) -> Any:
     ``torch._inductor.aoti_load_package(path)`` gives ONE runner: concurrent calls queue on it, and a package whose
     graph calls back into Python (a Python custom op) can deadlock with two threads (one holds the runner and waits
     for the GIL, the other holds the GIL and waits for the runner). ``num_runners=threads`` gives each concurrent
-    call its own runner. The Python runner does not release the GIL while it runs (measured by this job's ``gil
-    free`` column), so threads do not run in parallel in Python either way; from C++ they do."""
+    call its own runner (measured: with the default two threads calling a package whose graph calls the Python custom
+    op ``jitvision::resized_crop_box`` hung; with ``num_runners=2`` 2 x 200 calls took 2 s). Whether the runner
+    releases the GIL while it runs is this job's ``GIL held`` column."""
     from torch._inductor.package import load_package
 
     return load_package(path, num_runners=threads)
@@ -155,44 +157,40 @@ def throughput(fn: Fn, inputs: Sequence[torch.Tensor], seconds: float) -> float:
     return sum(counts) / elapsed
 
 
-def _spin(stop: threading.Event, out: List[int]) -> None:
-    n = 0
-    while not stop.is_set():
-        for _ in range(1000):
-            n += 1
-    out.append(n)
+def gil_held(fn: Fn, x: torch.Tensor, calls: int = 20) -> float:
+    """How much of a call of ``fn`` holds the GIL: a watcher thread stamps the clock in a pure-Python loop while the
+    main thread makes ``calls`` calls; per call, the longest gap between stamps inside the call over the call's
+    duration; the median over calls. ~1.0: the call holds the GIL from start to end (nothing else in Python runs);
+    near 0: it releases it (the gaps are then scheduling noise, larger on a loaded machine)."""
+    stamps: List[float] = []
+    stop = threading.Event()
 
+    def watch() -> None:
+        clock, append = time.perf_counter, stamps.append
+        while not stop.is_set():
+            append(clock())
 
-def gil_free(fn: Fn, x: torch.Tensor, seconds: float) -> float:
-    """Speed of a pure-Python counting thread while another thread calls ``fn`` in a loop, relative to its speed
-    alone (each over ``seconds``)."""
-
-    def spin_rate(busy: bool) -> float:
-        stop, out = threading.Event(), []
-        caller = None
-        if busy:
-
-            def call() -> None:
-                torch.set_num_threads(1)
-                while not stop.is_set():
-                    fn(x)
-
-            caller = threading.Thread(target=call, daemon=True)
-            caller.start()
-            time.sleep(0.05)
-        spinner = threading.Thread(target=_spin, args=(stop, out), daemon=True)
-        start = time.perf_counter()
-        spinner.start()
-        time.sleep(seconds)
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    time.sleep(0.01)
+    windows = []
+    try:
+        for _ in range(calls):
+            begin = time.perf_counter()
+            fn(x)
+            windows.append((begin, time.perf_counter()))
+            time.sleep(0.002)  # let the watcher stamp between calls
+    finally:
         stop.set()
-        spinner.join()
-        elapsed = time.perf_counter() - start
-        if caller is not None:
-            caller.join(timeout=60)
-        return out[0] / elapsed
-
-    alone = spin_rate(False)
-    return spin_rate(True) / alone if alone else 0.0
+        watcher.join()
+    shares = []
+    for begin, end in windows:
+        lo, hi = bisect.bisect_left(stamps, begin), bisect.bisect_right(stamps, end)
+        inside = [begin, *stamps[lo:hi], end]
+        gap = max(b - a for a, b in zip(inside, inside[1:]))
+        shares.append(gap / (end - begin))
+    shares.sort()
+    return shares[len(shares) // 2]
 
 
 def run(
@@ -206,7 +204,7 @@ def run(
     log: Optional[Callable[[str], None]] = None,
 ) -> List[Dict[str, Any]]:
     """One row per (job, runtime): us per call on one thread, the ratio to torchvision's eager Compose, calls/s
-    on 1 and ``threads`` threads, their ratio (``speedup``) and ``gil_free``; ``unavailable`` with the reason for a
+    on 1 and ``threads`` threads, their ratio (``speedup``) and ``gil_held``; ``unavailable`` with the reason for a
     runtime that cannot be built or run."""
     from ..bench import JOBS
 
@@ -238,13 +236,13 @@ def run(
                     try:
                         one = throughput(row["fn"], inputs[:1], seconds)
                         many = throughput(row["fn"], inputs, seconds)
-                        free = gil_free(row["fn"], inputs[0], min(seconds, 1.0))
+                        held = gil_held(row["fn"], inputs[0])
                     except Unavailable as exc:
                         row["unavailable"] = str(exc)
                         continue
                     row["calls_1"] = max(row.get("calls_1", 0.0), one)
                     row["calls_n"] = max(row.get("calls_n", 0.0), many)
-                    row["gil_free"] = max(row.get("gil_free", 0.0), free)
+                    row["gil_held"] = min(row.get("gil_held", 1.0), held)
             tv = next((r for r in rows if r["job"] == job and r["runtime"] == "torchvision" and "calls_1" in r), None)
             for row in rows:
                 row.pop("fn", None)
@@ -265,7 +263,7 @@ def format_row(row: Dict[str, Any]) -> str:
     ratio = row.get("vs_torchvision_eager")
     return (
         f"{name} {row['time_us']:9.1f} {ratio if ratio is not None else float('nan'):9.2f} {row['calls_1']:9.0f} "
-        f"{row['calls_n']:9.0f} {row['speedup']:8.2f} {row['gil_free']:9.2f}"
+        f"{row['calls_n']:9.0f} {row['speedup']:8.2f} {row['gil_held']:9.2f}"
     )
 
 
@@ -273,7 +271,7 @@ def format_markdown(rows: List[Dict[str, Any]]) -> str:
     threads = rows[0]["threads"] if rows else 2
     lines = [
         f"| job | runtime | us/call (1 thread) | x torchvision eager | calls/s, 1 thread | calls/s, {threads} threads "
-        f"| speedup | GIL free |",
+        f"| speedup | GIL held |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for row in rows:
@@ -283,6 +281,6 @@ def format_markdown(rows: List[Dict[str, Any]]) -> str:
         ratio = row.get("vs_torchvision_eager")
         lines.append(
             f"| {row['job']} | {row['runtime']} | {row['time_us']:.0f} | {'-' if ratio is None else f'{ratio:.2f}'} "
-            f"| {row['calls_1']:.0f} | {row['calls_n']:.0f} | x{row['speedup']:.2f} | {row['gil_free']:.2f} |"
+            f"| {row['calls_1']:.0f} | {row['calls_n']:.0f} | x{row['speedup']:.2f} | {row['gil_held']:.2f} |"
         )
     return "\n".join(lines)
