@@ -45,8 +45,12 @@ class ExportError(RuntimeError):
 def translation_table() -> Dict[Any, Callable[..., Any]]:
     """``custom_translation_table`` for ``torch.onnx.export(..., dynamo=True)``: an onnxscript translation for each
     jitvision op that can appear in an exported graph (the ones registered in this process)."""
-    from ._translations import table
-
+    try:
+        from ._translations import table
+    except ImportError as exc:
+        raise ImportError(
+            f"jitvision.onnx needs the onnx and onnxscript packages (pip install onnx onnxscript onnxruntime): {exc}"
+        ) from exc
     return table()
 
 
@@ -109,6 +113,7 @@ def export(
     if not isinstance(module, torch.nn.Module):
         module = _Wrapped(module)
     shapes = _dynamic_hw(args) if dynamic_hw else dynamic_shapes
+    table = translation_table()
     try:
         exported = torch.export.export(module, tuple(args), dynamic_shapes=shapes, strict=False)
     except Exception as exc:  # noqa: BLE001 - re-raised with the reason on top
@@ -118,7 +123,7 @@ def export(
         program = torch.onnx.export(
             exported,
             dynamo=True,
-            custom_translation_table=translation_table(),
+            custom_translation_table=table,
             opset_version=opset_version,
             verbose=False,
             **kwargs,
