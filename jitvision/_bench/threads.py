@@ -8,8 +8,8 @@ Normalize on a 3x256x256 uint8 image; ``infer``: Resize(256) + CenterCrop(224) +
 - ``eager``: jitvision's Compose; ``scripted``: ``torch.jit.script`` of it; ``compiled``: ``torch.compile`` of it
   (inductor, static shapes);
 - ``aoti``: ``torch._inductor.aoti_compile_and_package`` of ``torch.export.export(pipeline, strict=...)``, loaded
-  with ``torch._inductor.package.load_package(path, num_runners=THREADS)`` (one runner per thread: see
-  ``load_for_threads``);
+  with ``jitvision.aoti.load_for_threads(path, THREADS)`` (one runner per thread, see there: the default single
+  runner can deadlock);
 - ``onnxruntime``: ``jitvision.onnx.export`` run in an ``InferenceSession`` (1 intra-op thread), if installed.
 
 Every thread runs with ``torch.set_num_threads(1)`` and its own input. Throughput is calls per second over all
@@ -31,25 +31,12 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import torch
 
+from ..aoti import load_for_threads
 from ._timing import Unavailable, failure, static_shapes
 
 WARMUP = 5
 RUNTIMES = ("torchvision", "eager", "scripted", "compiled", "aoti", "onnxruntime")
 Fn = Callable[[torch.Tensor], Any]
-
-
-def load_for_threads(path: str, threads: int = 2) -> Any:
-    """An AOTInductor package loaded so that ``threads`` Python threads may call it at once.
-
-    ``torch._inductor.aoti_load_package(path)`` gives ONE runner: concurrent calls queue on it, and a package whose
-    graph calls back into Python (a Python custom op) can deadlock with two threads (one holds the runner and waits
-    for the GIL, the other holds the GIL and waits for the runner). ``num_runners=threads`` gives each concurrent
-    call its own runner (measured: with the default two threads calling a package whose graph calls the Python custom
-    op ``jitvision::resized_crop_box`` hung; with ``num_runners=2`` 2 x 200 calls took 2 s). Whether the runner
-    releases the GIL while it runs is this job's ``GIL held`` column."""
-    from torch._inductor.package import load_package
-
-    return load_package(path, num_runners=threads)
 
 
 def _pipeline(ns: Any, job: str) -> Any:

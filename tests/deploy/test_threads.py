@@ -36,7 +36,7 @@ _CALLER = textwrap.dedent(
     import os, sys, threading
     import torch
     import jitvision.transforms  # registers jitvision's ops
-    from jitvision._bench.threads import load_for_threads
+    from jitvision.aoti import load_for_threads
 
     model = load_for_threads(sys.argv[1], 2)
     image = torch.randint(0, 256, (3, 32, 40), dtype=torch.uint8)
