@@ -7,9 +7,10 @@ calling such a package hung (one holds the runner and waits for the GIL, the oth
 runner). ``load_for_threads(path, threads)`` gives every concurrent caller its own runner
 (``torch._inductor.package.load_package(path, num_runners=threads)``); 2 x 200 calls then took 2 s.
 
-The Python runner keeps the GIL while it runs (torch binds ``boxed_run`` without releasing it), so Python threads
-calling one package do not run it in parallel; ``python -m jitvision bench --threads 2`` measures it (the ``aoti``
-rows and their ``GIL held`` column). A C++ program calling the package from several threads has no GIL.
+The Python runner keeps the GIL while it runs (measured: a package of one long ``mm`` holds it for 94% of the call
+with 1 or 2 runners, against 4% for the same ``torch.mm`` in eager), so Python threads calling one package do not
+run it in parallel; ``python -m jitvision bench --threads 2`` shows it for the pipelines (the ``aoti`` rows). A C++
+program calling the package from several threads has no GIL.
 """
 
 from typing import Any
