@@ -1,6 +1,7 @@
 """Several Python threads calling one AOTInductor package (loaded the documented way) do not deadlock; the
 ``bench --threads`` job's rows."""
 
+import json
 import os
 import subprocess
 import sys
@@ -95,3 +96,17 @@ def test_threads_job_reports_a_failing_runtime(monkeypatch):
     (row,) = threads.run(["infer"], ["onnxruntime"], threads=2, seconds=0.05, rounds=1)
     assert "no such runtime here" in row["unavailable"] and "time_us" not in row
     assert "unavailable: RuntimeError: no such runtime here" in threads.format_markdown([row])
+
+
+def test_bench_cli_threads(tmp_path, capsys):
+    from jitvision import bench
+
+    path = tmp_path / "threads.json"
+    args = ["--threads", "2", "--quick", "--jobs", "infer", "--runtimes", "torchvision,eager", "--json", str(path)]
+    assert bench.main(args) == 0
+    out = capsys.readouterr().out
+    assert "| infer | torchvision |" in out and "| infer | eager |" in out
+    data = json.loads(path.read_text())
+    assert data["threads"] == 2 and [row["runtime"] for row in data["rows"]] == ["torchvision", "eager"]
+    with pytest.raises(SystemExit):
+        bench.main(["--threads", "1"])
