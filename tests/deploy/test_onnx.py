@@ -217,3 +217,13 @@ def test_unexportable_names_the_op(transform, names):
     assert message.startswith("jitvision.onnx.export: ")
     for name in names:
         assert name in message
+
+
+def test_per_sample_boxes_refused_by_name():
+    class Rows(torch.nn.Module):
+        def forward(self, images, boxes):
+            return torch.ops.jitvision_native.resized_crop(images, boxes, None, [8, 8])
+
+    images, boxes = _image((1, 2, 3, 16, 16), 9), torch.tensor([[[0, 0, 8, 8], [2, 2, 10, 12]]])
+    with pytest.raises(jonnx.ExportError, match="jitvision_native::resized_crop: one box per sample"):
+        _export(Rows(), images, boxes)
