@@ -400,7 +400,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "--threads", type=int, metavar="N", help="throughput on N threads vs 1: eager, scripted, compiled, AOTI, ONNX"
     )
     parser.add_argument(
-        "--runtimes", help="--threads: comma-separated: torchvision,eager,scripted,compiled,aoti,onnxruntime"
+        "--runtimes", help="--threads: comma-separated: control,torchvision,eager,scripted,compiled,aoti,onnxruntime"
     )
     parser.add_argument("--aoti-dir", help="--threads: where AOTI packages and ONNX files are kept (and reused)")
     parser.add_argument(
@@ -561,7 +561,7 @@ def _main_threads(args: argparse.Namespace) -> int:
     seconds = 2.0 if args.min_run_time is None else args.min_run_time
     rounds = 3 if args.rounds is None else args.rounds
     if args.quick:
-        runtimes = [r for r in runtimes if r in ("torchvision", "eager", "scripted")]
+        runtimes = [r for r in runtimes if r in ("control", "torchvision", "eager", "scripted")]
         seconds, rounds = min(seconds, 0.1), 1
     rows = threads.run(
         jobs, runtimes, args.threads, seconds, rounds, args.aoti_dir, strict=args.export == "strict", log=_log

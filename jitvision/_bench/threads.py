@@ -4,6 +4,8 @@ The two pipelines of the default job (``train``: RandomResizedCrop(224) + Random
 Normalize on a 3x256x256 uint8 image; ``infer``: Resize(256) + CenterCrop(224) + ToDtype + Normalize on
 3x480x640), in each runtime:
 
+- ``control``: not a pipeline, one ``torch.mm`` that releases the GIL: its speedup is what the machine allows at
+  that moment (read the pipelines' speedups against it: on a loaded machine every row drops to ~1);
 - ``torchvision``: torchvision v2's eager Compose (the baseline of the time ratio);
 - ``eager``: jitvision's Compose; ``scripted``: ``torch.jit.script`` of it; ``compiled``: ``torch.compile`` of it
   (inductor, static shapes);
@@ -35,7 +37,7 @@ from ..aoti import load_for_threads
 from ._timing import Unavailable, failure, static_shapes
 
 WARMUP = 5
-RUNTIMES = ("torchvision", "eager", "scripted", "compiled", "aoti", "onnxruntime")
+RUNTIMES = ("control", "torchvision", "eager", "scripted", "compiled", "aoti", "onnxruntime")
 Fn = Callable[[torch.Tensor], Any]
 
 
@@ -56,7 +58,15 @@ def build(runtime: str, job: str, example: torch.Tensor, workdir: str, threads: 
 
 
 def _build(runtime: str, job: str, example: torch.Tensor, workdir: str, threads: int, strict: bool) -> Fn:
-    if runtime == "torchvision":
+    if runtime == "control":
+        # No pipeline: a float matmul of about the pipelines' cost, all in one aten call that releases the GIL. Its
+        # speedup is what the machine allows at the moment (~2 on 2 idle cores, less when others use them).
+        matrix = torch.rand(200, 200, generator=torch.Generator().manual_seed(0))
+
+        def fn(x: torch.Tensor) -> Any:
+            return torch.mm(matrix, matrix)
+
+    elif runtime == "torchvision":
         try:
             import torchvision.transforms.v2 as TV
         except ImportError as exc:
