@@ -10,6 +10,9 @@ Three modes:
   pipelines, kornia (see ``jitvision._bench.batch``);
 - ``--augment``: timm-style training pipelines with TrivialAugmentWide / RandAugment against torchvision v2 and
   timm's PIL transform (see ``jitvision._bench.augment``).
+- ``--threads N``: the pipelines below on 1 and N Python threads in eager, scripted, compiled, AOTInductor and
+  onnxruntime, the time per call against torchvision's and whether the GIL is held (see
+  ``jitvision._bench.threads``).
 
 The pipelines: two jobs, one thread (``torch.set_num_threads(1)``), times from ``torch.utils.benchmark.Timer``
 (the best of interleaved rounds, see ``run``):
@@ -39,6 +42,7 @@ contiguous tensor); albumentations gets its HWC array either way.
 
 import argparse
 import json
+import os
 import sys
 import warnings
 from typing import Any, Callable, Dict, List, Optional, Sequence
@@ -440,6 +444,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     job.add_argument(
         "--augment", action="store_true", help="timm-style training pipelines with TrivialAugmentWide / RandAugment"
     )
+    job.add_argument(
+        "--threads", type=int, metavar="N", help="throughput on N threads vs 1: eager, scripted, compiled, AOTI, ONNX"
+    )
+    parser.add_argument(
+        "--runtimes", help="--threads: comma-separated: control,torchvision,eager,scripted,compiled,aoti,onnxruntime"
+    )
+    parser.add_argument("--aoti-dir", help="--threads: where AOTI packages and ONNX files are kept (and reused)")
+    parser.add_argument(
+        "--export",
+        choices=("strict", "nonstrict"),
+        default="strict",
+        help="--threads: torch.export mode for the AOTI packages (strict, or nonstrict: "
+        "torch.export's default; both give the fused native ops)",
+    )
     parser.add_argument(
         "--jobs", help="comma-separated: train,infer,detection (default: train,infer; detection is opt-in)"
     )
@@ -479,6 +497,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _main_batch(args)
     if args.augment:
         return _main_augment(args)
+    if args.threads is not None:
+        return _main_threads(args)
     if args.only or args.photos or args.synthetic:
         raise SystemExit("python -m jitvision bench: --only, --photos and --synthetic go with --per-transform")
 
@@ -592,6 +612,34 @@ def _main_batch(args: argparse.Namespace) -> int:
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"threads": 1, "shape": list(shape), "versions": versions, "rows": rows}, f, indent=2)
+    return 0
+
+
+def _main_threads(args: argparse.Namespace) -> int:
+    from ._bench import threads
+
+    if args.threads < 2:
+        raise SystemExit("python -m jitvision bench: --threads needs N >= 2")
+    jobs = _pick(args.jobs, list(JOBS), "job")
+    runtimes = _pick(args.runtimes, threads.RUNTIMES, "runtime")
+    seconds = 2.0 if args.min_run_time is None else args.min_run_time
+    rounds = 3 if args.rounds is None else args.rounds
+    if args.quick:
+        runtimes = [r for r in runtimes if r in ("control", "torchvision", "eager", "scripted")]
+        seconds, rounds = min(seconds, 0.1), 1
+    rows = threads.run(
+        jobs, runtimes, args.threads, seconds, rounds, args.aoti_dir, strict=args.export == "strict", log=_log
+    )
+    versions = _versions()
+    print(
+        f"{args.threads} threads vs 1 (torch.set_num_threads(1) in each), {os.cpu_count()} cores, {seconds:g} s "
+        f"windows, best of {rounds} rounds, AOTI from a {args.export} export; "
+        + ", ".join(f"{k} {v}" for k, v in versions.items() if v)
+    )
+    print(threads.format_markdown(rows))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"threads": args.threads, "versions": versions, "rows": rows}, f, indent=2)
     return 0
 
 

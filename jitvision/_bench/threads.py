@@ -1,0 +1,283 @@
+"""``python -m jitvision bench --threads 2``: does a runtime let two Python threads transform at once?
+
+The two pipelines of the default job (``train``: RandomResizedCrop(224) + RandomHorizontalFlip + ToDtype +
+Normalize on a 3x256x256 uint8 image; ``infer``: Resize(256) + CenterCrop(224) + ToDtype + Normalize on
+3x480x640), in each runtime:
+
+- ``control``: not a pipeline, one ``torch.mm`` that releases the GIL: its speedup is what the machine allows at
+  that moment (read the pipelines' speedups against it: on a loaded machine every row drops to ~1);
+- ``torchvision``: torchvision v2's eager Compose (the baseline of the time ratio);
+- ``eager``: jitvision's Compose; ``scripted``: ``torch.jit.script`` of it; ``compiled``: ``torch.compile`` of it
+  (inductor, static shapes);
+- ``aoti``: ``torch._inductor.aoti_compile_and_package`` of ``torch.export.export(pipeline, strict=...)``, loaded
+  with ``jitvision.aoti.load_for_threads(path, THREADS)`` (one runner per thread, see there: the default single
+  runner can deadlock);
+- ``onnxruntime``: ``jitvision.onnx.export`` run in an ``InferenceSession`` (1 intra-op thread), if installed.
+
+Every thread runs with ``torch.set_num_threads(1)`` and its own input. Throughput is calls per second over all
+threads during a fixed window (all threads start together); ``speedup`` is throughput on ``THREADS`` threads over
+throughput on one (ideal: the thread count, on as many free cores). ``GIL held`` measures the GIL directly: the
+share of a call during which a pure-Python watcher thread cannot run (``gil_held``: 1.0 for a call that holds the
+GIL throughout, near 0 for one that releases it). Rounds are
+interleaved and each number is the best round (see ``_timing.interleaved``); the machine is shared, so run it
+twice and read the higher figures.
+"""
+
+import bisect
+import os
+import tempfile
+import threading
+import time
+import warnings
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+import torch
+
+from ..aoti import load_for_threads
+from ._timing import Unavailable, failure, static_shapes
+
+WARMUP = 5
+RUNTIMES = ("control", "torchvision", "eager", "scripted", "compiled", "aoti", "onnxruntime")
+Fn = Callable[[torch.Tensor], Any]
+
+
+def _pipeline(ns: Any, job: str) -> Any:
+    from ..bench import compose
+
+    return compose(ns, job)
+
+
+def build(runtime: str, job: str, example: torch.Tensor, workdir: str, threads: int, strict: bool = True) -> Fn:
+    """The pipeline of ``job`` in ``runtime``, warmed up on ``example``; raises Unavailable."""
+    try:
+        return _build(runtime, job, example, workdir, threads, strict)
+    except Unavailable:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a runtime that fails is reported, not fatal
+        raise failure(exc) from exc
+
+
+def _build(runtime: str, job: str, example: torch.Tensor, workdir: str, threads: int, strict: bool) -> Fn:
+    if runtime == "control":
+        # No pipeline: a float matmul of about the pipelines' cost, all in one aten call that releases the GIL. Its
+        # speedup is what the machine allows at the moment (~2 on 2 idle cores, less when others use them).
+        matrix = torch.rand(200, 200, generator=torch.Generator().manual_seed(0))
+
+        def fn(x: torch.Tensor) -> Any:
+            return torch.mm(matrix, matrix)
+
+    elif runtime == "torchvision":
+        try:
+            import torchvision.transforms.v2 as TV
+        except ImportError as exc:
+            raise Unavailable(f"torchvision is not installed ({exc})") from exc
+        fn = _pipeline(TV, job)
+    else:
+        import jitvision.transforms as T
+
+        pipeline = _pipeline(T, job)
+        if runtime == "eager":
+            fn = pipeline
+        elif runtime == "scripted":
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                fn = torch.jit.script(pipeline)
+        elif runtime == "compiled":
+            fn = torch.compile(pipeline)
+        elif runtime == "aoti":
+            path = os.path.join(workdir, f"{job}-{'strict' if strict else 'nonstrict'}.pt2")
+            if not os.path.exists(path):
+                exported = torch.export.export(pipeline, (example,), strict=strict)
+                torch._inductor.aoti_compile_and_package(exported, package_path=path)
+            fn = load_for_threads(path, threads)
+        elif runtime == "onnxruntime":
+            fn = _onnxruntime(pipeline, example, workdir, job)
+        else:
+            raise ValueError(runtime)
+    for _ in range(WARMUP):  # compiles; TorchScript's profiling executor optimises after its first calls
+        fn(example)
+    return fn
+
+
+def _onnxruntime(pipeline: Any, example: torch.Tensor, workdir: str, job: str) -> Fn:
+    try:
+        import onnxruntime as ort
+
+        from .. import onnx as jonnx
+    except ImportError as exc:
+        raise Unavailable(f"onnx/onnxscript/onnxruntime are not installed ({exc})") from exc
+    path = os.path.join(workdir, f"{job}.onnx")
+    if not os.path.exists(path):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            jonnx.export(pipeline, (example,), dynamic_hw=job == "infer", path=path)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    session = ort.InferenceSession(path, options)
+    name = session.get_inputs()[0].name
+    return lambda x: session.run(None, {name: x.numpy()})[0]
+
+
+def throughput(fn: Fn, inputs: Sequence[torch.Tensor], seconds: float) -> float:
+    """Calls per second of ``fn`` over ``len(inputs)`` threads (each on its own input), all started together."""
+    barrier = threading.Barrier(len(inputs) + 1)
+    counts = [0] * len(inputs)
+    stop = threading.Event()
+    errors: List[BaseException] = []
+
+    def work(i: int) -> None:
+        torch.set_num_threads(1)
+        x = inputs[i]
+        barrier.wait()
+        try:
+            while not stop.is_set():
+                fn(x)
+                counts[i] += 1
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller
+            errors.append(exc)
+
+    workers = [threading.Thread(target=work, args=(i,), daemon=True) for i in range(len(inputs))]
+    for w in workers:
+        w.start()
+    barrier.wait()
+    start = time.perf_counter()
+    time.sleep(seconds)
+    stop.set()
+    for w in workers:
+        w.join(timeout=max(60.0, 20 * seconds))
+    elapsed = time.perf_counter() - start
+    if any(w.is_alive() for w in workers):
+        raise Unavailable(f"threads still running {elapsed:.0f} s after the window: a deadlock or a stuck call")
+    if errors:
+        raise failure(errors[0])
+    return sum(counts) / elapsed
+
+
+def gil_held(fn: Fn, x: torch.Tensor, calls: int = 20) -> float:
+    """How much of a call of ``fn`` holds the GIL: a watcher thread stamps the clock in a pure-Python loop while the
+    main thread makes ``calls`` calls; per call, the longest gap between stamps inside the call over the call's
+    duration; the median over calls. ~1.0: the call holds the GIL from start to end (nothing else in Python runs);
+    near 0: it releases it (the gaps are then scheduling noise, larger on a loaded machine)."""
+    stamps: List[float] = []
+    stop = threading.Event()
+
+    def watch() -> None:
+        clock, append = time.perf_counter, stamps.append
+        while not stop.is_set():
+            append(clock())
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    time.sleep(0.01)
+    windows = []
+    try:
+        for _ in range(calls):
+            begin = time.perf_counter()
+            fn(x)
+            windows.append((begin, time.perf_counter()))
+            time.sleep(0.002)  # let the watcher stamp between calls
+    finally:
+        stop.set()
+        watcher.join()
+    shares = []
+    for begin, end in windows:
+        lo, hi = bisect.bisect_left(stamps, begin), bisect.bisect_right(stamps, end)
+        inside = [begin, *stamps[lo:hi], end]
+        gap = max(b - a for a, b in zip(inside, inside[1:]))
+        shares.append(gap / (end - begin))
+    shares.sort()
+    return shares[len(shares) // 2]
+
+
+def run(
+    jobs: Sequence[str],
+    runtimes: Sequence[str],
+    threads: int = 2,
+    seconds: float = 2.0,
+    rounds: int = 3,
+    workdir: Optional[str] = None,
+    strict: bool = True,
+    log: Optional[Callable[[str], None]] = None,
+) -> List[Dict[str, Any]]:
+    """One row per (job, runtime): us per call on one thread, the ratio to torchvision's eager Compose, calls/s
+    on 1 and ``threads`` threads, their ratio (``speedup``) and ``gil_held``; ``unavailable`` with the reason for a
+    runtime that cannot be built or run."""
+    from ..bench import JOBS
+
+    torch.set_num_threads(1)
+    own_dir = workdir is None
+    workdir = tempfile.mkdtemp(prefix="jitvision-threads-") if own_dir else workdir
+    rows: List[Dict[str, Any]] = []
+    with static_shapes():
+        for job in jobs:
+            gen = torch.Generator().manual_seed(0)
+            base = torch.randint(0, 256, JOBS[job], dtype=torch.uint8, generator=gen)
+            inputs = [base.clone() for _ in range(threads)]
+            built = []
+            for runtime in runtimes:
+                row: Dict[str, Any] = {"job": job, "runtime": runtime, "threads": threads}
+                start = time.perf_counter()
+                try:
+                    row["fn"] = build(runtime, job, base, workdir, threads, strict)
+                    built.append(row)
+                except Unavailable as exc:
+                    row["unavailable"] = str(exc)
+                if log is not None:
+                    log(f"{job} {runtime}: built in {time.perf_counter() - start:.1f} s {row.get('unavailable', '')}")
+                rows.append(row)
+            for _ in range(max(1, rounds)):
+                for row in built:
+                    if "unavailable" in row:
+                        continue
+                    try:
+                        one = throughput(row["fn"], inputs[:1], seconds)
+                        many = throughput(row["fn"], inputs, seconds)
+                        held = gil_held(row["fn"], inputs[0])
+                    except Unavailable as exc:
+                        row["unavailable"] = str(exc)
+                        continue
+                    row["calls_1"] = max(row.get("calls_1", 0.0), one)
+                    row["calls_n"] = max(row.get("calls_n", 0.0), many)
+                    row["gil_held"] = min(row.get("gil_held", 1.0), held)
+            tv = next((r for r in rows if r["job"] == job and r["runtime"] == "torchvision" and "calls_1" in r), None)
+            for row in rows:
+                row.pop("fn", None)
+                if row["job"] != job or "calls_1" not in row:
+                    continue
+                row["time_us"] = 1e6 / row["calls_1"]
+                row["speedup"] = row["calls_n"] / row["calls_1"]
+                row["vs_torchvision_eager"] = row["time_us"] * tv["calls_1"] / 1e6 if tv is not None else None
+                if log is not None:
+                    log(format_row(row))
+    return rows
+
+
+def format_row(row: Dict[str, Any]) -> str:
+    name = f"{row['job']:<6} {row['runtime']:<12}"
+    if "time_us" not in row:
+        return f"{name} unavailable: {row.get('unavailable', '?')}"
+    ratio = row.get("vs_torchvision_eager")
+    return (
+        f"{name} {row['time_us']:9.1f} {ratio if ratio is not None else float('nan'):9.2f} {row['calls_1']:9.0f} "
+        f"{row['calls_n']:9.0f} {row['speedup']:8.2f} {row['gil_held']:9.2f}"
+    )
+
+
+def format_markdown(rows: List[Dict[str, Any]]) -> str:
+    threads = rows[0]["threads"] if rows else 2
+    lines = [
+        f"| job | runtime | us/call (1 thread) | x torchvision eager | calls/s, 1 thread | calls/s, {threads} threads "
+        f"| speedup | GIL held |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for row in rows:
+        if "time_us" not in row:
+            lines.append(f"| {row['job']} | {row['runtime']} | unavailable: {row.get('unavailable', '?')} | | | | | |")
+            continue
+        ratio = row.get("vs_torchvision_eager")
+        lines.append(
+            f"| {row['job']} | {row['runtime']} | {row['time_us']:.0f} | {'-' if ratio is None else f'{ratio:.2f}'} "
+            f"| {row['calls_1']:.0f} | {row['calls_n']:.0f} | x{row['speedup']:.2f} | {row['gil_held']:.2f} |"
+        )
+    return "\n".join(lines)
