@@ -273,8 +273,6 @@ NOT_OPS = {"Transform", "RandomApplyTransform", "InterpolationMode", "register_k
 FAILING_ON_FIRST_RUN = {
     "affine_video",
     "elastic_transform",
-    "equalize_image",
-    "equalize_video",
     "get_image_size",
     "perspective_image",
     "rotate_keypoints",
