@@ -2,8 +2,9 @@
 
 The package works without it (``jitvision._native.AVAILABLE`` is then False and the pure-PyTorch path runs), so
 the extension is optional: no torch at build time, or no C++ compiler, builds a pure-Python package.
-Flags: -O3 only (no -march, no -ffast-math: the kernel must stay bit-exact and run on any x86-64); the hot loops
-carry GCC target_clones("avx2", "default"), picked at load time.
+Flags: -O3 and -ffp-contract=off (no -march, no -ffast-math: the kernels must stay bit-exact and run on any x86-64,
+and a fused multiply-add is written out where torch fuses one); the hot loops carry GCC target_clones, picked at load
+time.
 JITVISION_SANITIZE=1 builds the sanitizer variant (ASan + UBSan, aborting on the first report) that `make
 sanitize` builds into build/sanitize and runs the native tests against; never install it.
 """
@@ -23,9 +24,9 @@ def _extensions():
     sanitize = os.environ.get("JITVISION_SANITIZE") == "1"
     ext = CppExtension(
         "jitvision._C",
-        ["jitvision/csrc/resize.cpp", "jitvision/csrc/warp.cpp"],
+        ["jitvision/csrc/resize.cpp", "jitvision/csrc/warp.cpp", "jitvision/csrc/color.cpp"],
         depends=["jitvision/csrc/resize_kernel.h"],
-        extra_compile_args=["-O3", "-Wno-psabi"] + (["-O1", *_SANITIZE] if sanitize else []),
+        extra_compile_args=["-O3", "-Wno-psabi", "-ffp-contract=off"] + (["-O1", *_SANITIZE] if sanitize else []),
         extra_link_args=_SANITIZE if sanitize else [],
         optional=True,
     )

@@ -191,3 +191,14 @@ if AVAILABLE:
         if crop_size is None:  # the whole resized image: its size follows the input's (symbolic under export)
             crop_size = _resized_size(image.shape[-2], image.shape[-1], list(size), max_size)
         return image.new_empty((*image.shape[:-2], crop_size[0], crop_size[1]), dtype=dtype)
+
+    # csrc/color.cpp: uint8 photometric ops, the input's shape (grayscale: one channel).
+    def _same_u8(image, *args):
+        return torch.empty_like(image, memory_format=torch.contiguous_format)
+
+    for _name in ("lut_u8", "adjust_u8", "color_jitter_u8", "equalize_u8", "autocontrast_u8", "sharpness_u8"):
+        torch.library.register_fake(f"jitvision_native::{_name}")(_same_u8)
+
+    @torch.library.register_fake("jitvision_native::grayscale_u8")
+    def _grayscale_u8_fake(image):
+        return image.new_empty((*image.shape[:-3], 1, image.shape[-2], image.shape[-1]))

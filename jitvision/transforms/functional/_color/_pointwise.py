@@ -12,6 +12,7 @@ import torch
 
 from ....tv_tensors import Image, Video
 from .._dispatch import get_kernel, is_pure_tensor, register_kernel
+from . import _native_u8
 from ._utils import check_image, from_float, max_value, pil_op
 
 
@@ -146,6 +147,8 @@ def autocontrast_image(image: torch.Tensor) -> torch.Tensor:
     check_image(image, "autocontrast", [1, 3])
     if image.numel() == 0:
         return image.clone()
+    if not torch.jit.is_scripting() and _native_u8.applies(image):
+        return _native_u8.autocontrast(image)
     bound = max_value(image.dtype)
     fimage = image if image.is_floating_point() else image.to(torch.float32)
     minimum = fimage.amin(dim=(-2, -1), keepdim=True)
