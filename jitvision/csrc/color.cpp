@@ -11,7 +11,7 @@
 // Ops that are a function of one uint8 value per plane (brightness, contrast once the mean is known, equalize,
 // autocontrast, solarize, any table) build a 256-entry table and look every pixel up.
 // The file is compiled with -ffp-contract=off (setup.py), so the compiler never fuses what torch rounds twice;
-// fused steps are explicit fmaf calls (a vfmadd in the haswell clone, libm's exact fmaf in the default one).
+// fused steps are explicit fmaf calls (a vfmadd in the AVX2+FMA build of a loop, libm's exact fmaf without FMA).
 //
 // Shapes: an image is uint8 [..., C, H, W] read as R rows of C planes (R = numel / (C H W)); a factor tensor
 // holds one value ([] or [1]) or one per row ([R]). Outputs are contiguous uint8 of the input's shape.
@@ -22,21 +22,29 @@
 #include <cstring>
 #include <vector>
 
+#include <immintrin.h>
+
 #include <ATen/ATen.h>
 #include <torch/library.h>
 
-#define JV_CLONES __attribute__((target_clones("arch=haswell", "default")))
+// Integer-only and separately-rounded float loops: one clone per ISA, picked at load time.
+#define JV_CLONES __attribute__((target_clones("avx2", "default")))
+#define JV_INLINE inline __attribute__((always_inline))
+// The float loops (luma, blends, hue) have an AVX2+FMA version (8 pixels a step, the same operations in the same
+// order) used when the CPU has both, and a scalar version (libm's exact fmaf) for the rest of a plane and other CPUs.
+#define JV_AVX2 __attribute__((target("avx2,fma")))
 
 namespace jitvision_native {
 namespace {
 
 constexpr float kR = 0.2989f, kG = 0.587f, kB = 0.114f;
 
-inline float clamp255(float v) {  // NaN (never produced from finite inputs) goes to 0
+
+JV_INLINE float clamp255(float v) {  // NaN (never produced from finite inputs) goes to 0
   return v >= 0.f ? (v <= 255.f ? v : 255.f) : 0.f;
 }
 
-inline uint8_t trunc_u8(float v) { return static_cast<uint8_t>(static_cast<int32_t>(clamp255(v))); }
+JV_INLINE uint8_t trunc_u8(float v) { return static_cast<uint8_t>(static_cast<int32_t>(clamp255(v))); }
 
 struct Rows {
   int64_t rows, channels, plane;  // plane = H * W
@@ -90,15 +98,127 @@ void blend_lut(float other, double f, uint8_t* lut) {  // image.mul(f).add_(othe
 }
 
 // floor(luma) of one pixel, as torchvision's uint8 contrast and saturation compute it (a float holding an integer).
-inline float gray_floor(uint8_t r, uint8_t g, uint8_t b) {
+JV_INLINE float gray_floor(uint8_t r, uint8_t g, uint8_t b) {
   return std::floor(std::fmaf(static_cast<float>(b), kB, std::fmaf(static_cast<float>(g), kG, static_cast<float>(r) * kR)));
 }
 
 // The mean contrast blends with: of floor(luma) for 3 channels, of the values for 1 (exact sum, divided in double).
-JV_CLONES float contrast_mean(const uint8_t* p, int64_t channels, int64_t plane) {
+// ---- AVX2 + FMA blocks of 8 pixels -----------------------------------------------------------------------------
+
+JV_AVX2 JV_INLINE __m256 load8(const uint8_t* p) {
+  return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+}
+
+// Clamped to [0, 255] (min then max: v < 255 ? v : 255, then > 0 ? : 0, the scalar clamp for non-NaN v), truncated.
+JV_AVX2 JV_INLINE void store8(uint8_t* p, __m256 v) {
+  v = _mm256_max_ps(_mm256_min_ps(v, _mm256_set1_ps(255.f)), _mm256_setzero_ps());
+  const __m256i i = _mm256_cvttps_epi32(v);
+  const __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(i), _mm256_extracti128_si256(i, 1));
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packus_epi16(w, w));
+}
+
+JV_AVX2 JV_INLINE __m256 luma8(__m256 r, __m256 g, __m256 b) {
+  return _mm256_fmadd_ps(b, _mm256_set1_ps(kB), _mm256_fmadd_ps(g, _mm256_set1_ps(kG), _mm256_mul_ps(r, _mm256_set1_ps(kR))));
+}
+
+// Sum of floor(luma) over the first multiple of 8 pixels; returns how many pixels it covered.
+JV_AVX2 int64_t gray_floor_sum_avx2(const uint8_t* p, int64_t plane, int64_t* sum) {
+  int64_t i = 0, total = 0;
+  while (i + 8 <= plane) {
+    __m256i acc = _mm256_setzero_si256();  // at most 2^20 steps of <= 255 per lane: no overflow
+    for (int64_t steps = 0; steps < (int64_t{1} << 20) && i + 8 <= plane; ++steps, i += 8) {
+      const __m256 l = _mm256_floor_ps(luma8(load8(p + i), load8(p + plane + i), load8(p + 2 * plane + i)));
+      acc = _mm256_add_epi32(acc, _mm256_cvttps_epi32(l));
+    }
+    alignas(32) int32_t lanes[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), acc);
+    for (int k = 0; k < 8; ++k) total += lanes[k];
+  }
+  *sum = total;
+  return i;
+}
+
+JV_AVX2 int64_t saturation_avx2(const uint8_t* src, uint8_t* dst, int64_t plane, float ff, float alpha) {
+  const __m256 f = _mm256_set1_ps(ff), a = _mm256_set1_ps(alpha);
+  int64_t i = 0;
+  for (; i + 8 <= plane; i += 8) {
+    const __m256 r = load8(src + i), g = load8(src + plane + i), b = load8(src + 2 * plane + i);
+    const __m256 gray = _mm256_floor_ps(luma8(r, g, b));
+    store8(dst + i, _mm256_fmadd_ps(gray, a, _mm256_mul_ps(r, f)));
+    store8(dst + plane + i, _mm256_fmadd_ps(gray, a, _mm256_mul_ps(g, f)));
+    store8(dst + 2 * plane + i, _mm256_fmadd_ps(gray, a, _mm256_mul_ps(b, f)));
+  }
+  return i;
+}
+
+JV_AVX2 int64_t gray_avx2(const uint8_t* src, uint8_t* dst, int64_t plane) {
+  int64_t i = 0;
+  for (; i + 8 <= plane; i += 8)
+    store8(dst + i, luma8(load8(src + i), load8(src + plane + i), load8(src + 2 * plane + i)));
+  return i;
+}
+
+// hue_channel (below) on 8 pixels: blends for the selects, the same operations in the same order.
+JV_AVX2 JV_INLINE __m256 hue_channel8(__m256 sixths, float n, __m256 maxc, __m256 chroma) {
+  const __m256 six = _mm256_set1_ps(6.f), zero = _mm256_setzero_ps();
+  const __m256 s = _mm256_add_ps(sixths, _mm256_set1_ps(n));
+  const __m256 ge6 = _mm256_cmp_ps(s, six, _CMP_GE_OQ), ge12 = _mm256_cmp_ps(s, _mm256_set1_ps(12.f), _CMP_GE_OQ);
+  __m256 k = _mm256_blendv_ps(s, _mm256_blendv_ps(_mm256_sub_ps(s, six), _mm256_sub_ps(s, _mm256_set1_ps(12.f)), ge12), ge6);
+  k = _mm256_blendv_ps(k, _mm256_add_ps(k, six), _mm256_cmp_ps(k, zero, _CMP_LT_OQ));
+  __m256 w = _mm256_min_ps(_mm256_sub_ps(_mm256_set1_ps(4.f), k), k);  // std::min(k, 4 - k)
+  w = _mm256_max_ps(_mm256_min_ps(w, _mm256_set1_ps(1.f)), zero);
+  return _mm256_sub_ps(maxc, _mm256_mul_ps(chroma, w));
+}
+
+JV_AVX2 int64_t hue_avx2(const uint8_t* src, uint8_t* dst, int64_t plane, float shift, float scale) {
+  const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.f), sc = _mm256_set1_ps(scale);
+  const __m256 sh = _mm256_set1_ps(shift);
+  int64_t i = 0;
+  for (; i + 8 <= plane; i += 8) {
+    const __m256 r = load8(src + i), g = load8(src + plane + i), b = load8(src + 2 * plane + i);
+    const __m256 maxc = _mm256_max_ps(_mm256_max_ps(r, g), b), minc = _mm256_min_ps(_mm256_min_ps(r, g), b);
+    const __m256 chroma = _mm256_sub_ps(maxc, minc);
+    const __m256 is_r = _mm256_cmp_ps(maxc, r, _CMP_EQ_OQ), is_g = _mm256_cmp_ps(maxc, g, _CMP_EQ_OQ);
+    const __m256 numerator =
+        _mm256_blendv_ps(_mm256_blendv_ps(_mm256_sub_ps(r, g), _mm256_sub_ps(b, r), is_g), _mm256_sub_ps(g, b), is_r);
+    const __m256 offset = _mm256_blendv_ps(_mm256_blendv_ps(_mm256_set1_ps(4.f), _mm256_set1_ps(2.f), is_g), zero, is_r);
+    const __m256 den = _mm256_blendv_ps(chroma, one, _mm256_cmp_ps(chroma, zero, _CMP_EQ_OQ));
+    __m256 sixths = _mm256_add_ps(_mm256_div_ps(numerator, den), offset);
+    sixths = _mm256_add_ps(sixths, sh);
+    store8(dst + i, _mm256_mul_ps(hue_channel8(sixths, 5.f, maxc, chroma), sc));
+    store8(dst + plane + i, _mm256_mul_ps(hue_channel8(sixths, 3.f, maxc, chroma), sc));
+    store8(dst + 2 * plane + i, _mm256_mul_ps(hue_channel8(sixths, 1.f, maxc, chroma), sc));
+  }
+  return i;
+}
+
+// One interior row of sharpness_plane (below) from column 1, 8 columns a step; returns the columns covered.
+JV_AVX2 int64_t sharpness_avx2(const uint8_t* a, const uint8_t* m, const uint8_t* c, uint8_t* o, int64_t W,
+                               float alpha) {
+  const __m256 al = _mm256_set1_ps(alpha), four = _mm256_set1_ps(4.f), thirteen = _mm256_set1_ps(13.f);
+  int64_t x = 1;
+  for (; x + 8 < W; x += 8) {  // columns x .. x + 7 read x - 1 .. x + 8 <= W - 1
+    const __m256 center = load8(m + x);
+    __m256 box = _mm256_add_ps(_mm256_add_ps(load8(a + x - 1), load8(a + x)), load8(a + x + 1));
+    box = _mm256_add_ps(box, _mm256_add_ps(_mm256_add_ps(load8(m + x - 1), center), load8(m + x + 1)));
+    box = _mm256_add_ps(box, _mm256_add_ps(_mm256_add_ps(load8(c + x - 1), load8(c + x)), load8(c + x + 1)));
+    const __m256 smooth = _mm256_round_ps(_mm256_div_ps(_mm256_add_ps(box, _mm256_mul_ps(four, center)), thirteen),
+                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    store8(o + x, _mm256_fmadd_ps(_mm256_sub_ps(smooth, center), al, center));
+  }
+  return x - 1;
+}
+
+bool has_avx2_fma() {
+  static const bool value = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return value;
+}
+
+float contrast_mean(const uint8_t* p, int64_t channels, int64_t plane) {
   int64_t sum = 0;
   if (channels == 3) {
-    for (int64_t i = 0; i < plane; ++i) sum += static_cast<int64_t>(gray_floor(p[i], p[plane + i], p[2 * plane + i]));
+    const int64_t begin = has_avx2_fma() ? gray_floor_sum_avx2(p, plane, &sum) : 0;
+    for (int64_t i = begin; i < plane; ++i) sum += static_cast<int64_t>(gray_floor(p[i], p[plane + i], p[2 * plane + i]));
   } else {
     for (int64_t i = 0; i < plane * channels; ++i) sum += p[i];
   }
@@ -119,11 +239,12 @@ void contrast_row(const uint8_t* src, uint8_t* dst, int64_t channels, int64_t pl
   apply_lut(src, dst, channels * plane, lut);
 }
 
-JV_CLONES void saturation_row(const uint8_t* src, uint8_t* dst, int64_t plane, double f) {
+void saturation_row(const uint8_t* src, uint8_t* dst, int64_t plane, double f) {
   const float ff = static_cast<float>(f), alpha = static_cast<float>(1.0 - f);
   const uint8_t *r = src, *g = src + plane, *b = src + 2 * plane;
   uint8_t *dr = dst, *dg = dst + plane, *db = dst + 2 * plane;
-  for (int64_t i = 0; i < plane; ++i) {
+  const int64_t begin = has_avx2_fma() ? saturation_avx2(src, dst, plane, ff, alpha) : 0;
+  for (int64_t i = begin; i < plane; ++i) {
     const float gray = gray_floor(r[i], g[i], b[i]);
     const float rv = static_cast<float>(r[i]) * ff, gv = static_cast<float>(g[i]) * ff,
                 bv = static_cast<float>(b[i]) * ff;
@@ -137,7 +258,7 @@ JV_CLONES void saturation_row(const uint8_t* src, uint8_t* dst, int64_t plane, d
 // chroma c = v - m and the hue in sixths h, channel n (5 red, 3 green, 1 blue) is v - c * clamp(min(k, 4 - k), 0,
 // 1) with k = (h + n) mod 6 (torch.remainder: fmod, plus 6 when negative), scaled by (256 - 1e-3) / 255 and
 // truncated like to_dtype.
-inline float hue_channel(float sixths, float n, float maxc, float chroma) {
+JV_INLINE float hue_channel(float sixths, float n, float maxc, float chroma) {
   const float s = sixths + n;  // in [-4, 14): fmod by 6 is an exact subtraction of 0, 6 or 12
   float k = s >= 6.f ? (s >= 12.f ? s - 12.f : s - 6.f) : s;
   if (k < 0.f) k = k + 6.f;
@@ -146,11 +267,12 @@ inline float hue_channel(float sixths, float n, float maxc, float chroma) {
   return maxc - chroma * w;
 }
 
-JV_CLONES void hue_row(const uint8_t* src, uint8_t* dst, int64_t plane, float shift) {
+void hue_row(const uint8_t* src, uint8_t* dst, int64_t plane, float shift) {
   const float scale = static_cast<float>((255.0 + 1.0 - 1e-3) / 255.0);
   const uint8_t *pr = src, *pg = src + plane, *pb = src + 2 * plane;
   uint8_t *dr = dst, *dg = dst + plane, *db = dst + 2 * plane;
-  for (int64_t i = 0; i < plane; ++i) {
+  const int64_t begin = has_avx2_fma() ? hue_avx2(src, dst, plane, shift, scale) : 0;
+  for (int64_t i = begin; i < plane; ++i) {
     const float r = pr[i], g = pg[i], b = pb[i];
     const float maxc = std::max(std::max(r, g), b), minc = std::min(std::min(r, g), b);
     const float chroma = maxc - minc;
@@ -267,8 +389,9 @@ at::Tensor color_jitter_u8(const at::Tensor& image, const at::Tensor& order, con
 }
 
 // Grayscale: the luma truncated to uint8, [..., 1, H, W].
-JV_CLONES void gray_row(const uint8_t* src, uint8_t* dst, int64_t plane) {
-  for (int64_t i = 0; i < plane; ++i) {
+void gray_row(const uint8_t* src, uint8_t* dst, int64_t plane) {
+  const int64_t begin = has_avx2_fma() ? gray_avx2(src, dst, plane) : 0;
+  for (int64_t i = begin; i < plane; ++i) {
     const float l = std::fmaf(static_cast<float>(src[2 * plane + i]), kB,
                               std::fmaf(static_cast<float>(src[plane + i]), kG, static_cast<float>(src[i]) * kR));
     dst[i] = trunc_u8(l);
@@ -362,7 +485,7 @@ at::Tensor autocontrast_u8(const at::Tensor& image) {
 
 // Sharpness (functional/_color/_adjust.py): the interior moves towards round((3x3 box sum + 4 center) / 13) by
 // 1 - factor: fma(smooth - x, (float)(1 - f), x), clamped and truncated; the one-pixel border is kept.
-JV_CLONES void sharpness_plane(const uint8_t* in, uint8_t* out, int64_t H, int64_t W, float alpha) {
+void sharpness_plane(const uint8_t* in, uint8_t* out, int64_t H, int64_t W, float alpha) {
   std::memcpy(out, in, static_cast<size_t>(W));
   std::memcpy(out + (H - 1) * W, in + (H - 1) * W, static_cast<size_t>(W));
   for (int64_t y = 1; y + 1 < H; ++y) {
@@ -370,7 +493,8 @@ JV_CLONES void sharpness_plane(const uint8_t* in, uint8_t* out, int64_t H, int64
     uint8_t* o = out + y * W;
     o[0] = m[0];
     o[W - 1] = m[W - 1];
-    for (int64_t x = 1; x + 1 < W; ++x) {
+    const int64_t begin = has_avx2_fma() ? 1 + sharpness_avx2(a, m, c, o, W, alpha) : 1;
+    for (int64_t x = begin; x + 1 < W; ++x) {
       const int box = a[x - 1] + a[x] + a[x + 1] + m[x - 1] + m[x] + m[x + 1] + c[x - 1] + c[x] + c[x + 1];
       const float center = static_cast<float>(m[x]);
       const float smooth = std::nearbyint(static_cast<float>(box + 4 * m[x]) / 13.f);
