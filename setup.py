@@ -24,7 +24,7 @@ def _extensions():
     sanitize = os.environ.get("JITVISION_SANITIZE") == "1"
     ext = CppExtension(
         "jitvision._C",
-        ["jitvision/csrc/resize.cpp", "jitvision/csrc/warp.cpp", "jitvision/csrc/color.cpp"],
+        ["jitvision/csrc/resize.cpp", "jitvision/csrc/warp.cpp", "jitvision/csrc/color.cpp", "jitvision/csrc/pad.cpp"],
         depends=["jitvision/csrc/resize_kernel.h"],
         extra_compile_args=["-O3", "-Wno-psabi", "-ffp-contract=off"] + (["-O1", *_SANITIZE] if sanitize else []),
         extra_link_args=_SANITIZE if sanitize else [],

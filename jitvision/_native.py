@@ -202,3 +202,14 @@ if AVAILABLE:
     @torch.library.register_fake("jitvision_native::grayscale_u8")
     def _grayscale_u8_fake(image):
         return image.new_empty((*image.shape[:-3], 1, image.shape[-2], image.shape[-1]))
+
+    @torch.library.register_fake("jitvision_native::constant_pad")
+    def _constant_pad_fake(input, pad, value):
+        shape = list(input.shape)
+        for i in range(len(pad) // 2):
+            shape[-1 - i] = shape[-1 - i] + pad[2 * i] + pad[2 * i + 1]
+        return input.new_empty(shape)
+
+    @torch.library.register_fake("jitvision_native::select_rows")
+    def _select_rows_fake(apply, a, b):
+        return torch.empty_like(a, memory_format=torch.contiguous_format)

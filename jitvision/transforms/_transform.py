@@ -26,7 +26,7 @@ from torch.utils import _pytree as pytree
 
 from ..tv_tensors import kind_of
 from ._batch import query_batch_size, rows_of
-from ._random import draw_coins, python_choice, uniform, where_rows
+from ._random import draw_coins, python_choice, select_rows, uniform, where_rows
 from ._seeding import worker_generator
 from ._utils import is_image_like, query_device, query_size
 from .functional._dispatch import _passthrough, get_kernel, is_pure_tensor
@@ -271,6 +271,8 @@ class RandomApplyTransform(Transform):
 
     def _apply_where(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         """The effect on the rows whose coin is set, as tensor code (override for a cheaper formulation)."""
+        if not torch.jit.is_scripting():
+            return select_rows(params["apply"], self._apply(inpt, params), inpt)
         return where_rows(params["apply"], self._apply(inpt, params), inpt)
 
     def extra_repr(self) -> str:
