@@ -11,8 +11,9 @@ The package works without it (``jitvision._native.AVAILABLE`` is then False, the
 import warns once), so the library is optional: no torch at build time, or no C++ compiler, builds a pure-Python
 package. ``pip install .`` with build isolation gets torch from ``[build-system] requires`` in pyproject.toml
 (pinned to the torch the package is tested with); ``pip install --no-build-isolation .`` uses the installed torch.
-Flags: -O3 only (no -march, no -ffast-math: the kernel must stay bit-exact and run on any x86-64); the hot loops
-carry GCC target_clones("avx2", "default"), picked at load time.
+Flags: -O3 and -ffp-contract=off (no -march, no -ffast-math: the kernels must stay bit-exact and run on any x86-64,
+and a fused multiply-add is written out where torch fuses one); the hot loops carry GCC target_clones or check the
+CPU's features at run time.
 JITVISION_SANITIZE=1 builds the sanitizer variant (ASan + UBSan, aborting on the first report) that `make
 sanitize` builds into build/sanitize and runs the native tests against; never install it.
 """
@@ -39,7 +40,7 @@ def _extensions():
         LIBRARY,
         sources,
         depends=sorted(glob.glob("jitvision/csrc/*.h")),
-        extra_compile_args=["-O3", "-Wno-psabi"] + (["-O1", *_SANITIZE] if sanitize else []),
+        extra_compile_args=["-O3", "-Wno-psabi", "-ffp-contract=off"] + (["-O1", *_SANITIZE] if sanitize else []),
         # No undefined symbol may remain (no Python symbol in particular); $ORIGIN/../../torch/lib finds the
         # installed torch wheel's libraries from site-packages/jitvision/lib when a C++ program loads it.
         extra_link_args=["-Wl,--no-undefined", "-Wl,-rpath,$ORIGIN/../../torch/lib"]

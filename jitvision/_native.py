@@ -272,6 +272,28 @@ if AVAILABLE:
     def _resized_crop_box_fake(image, box, size, interpolation, antialias):
         return image.new_empty((*image.shape[:-2], size[0], size[1]))
 
+    # csrc/color.cpp: uint8 photometric ops, the input's shape (grayscale: one channel).
+    def _same_u8(image, *args):
+        return torch.empty_like(image, memory_format=torch.contiguous_format)
+
+    for _name in ("lut_u8", "adjust_u8", "color_jitter_u8", "equalize_u8", "autocontrast_u8", "sharpness_u8"):
+        torch.library.register_fake(f"jitvision_native::{_name}")(_same_u8)
+
+    @torch.library.register_fake("jitvision_native::grayscale_u8")
+    def _grayscale_u8_fake(image):
+        return image.new_empty((*image.shape[:-3], 1, image.shape[-2], image.shape[-1]))
+
+    @torch.library.register_fake("jitvision_native::constant_pad")
+    def _constant_pad_fake(input, pad, value):
+        shape = list(input.shape)
+        for i in range(len(pad) // 2):
+            shape[-1 - i] = shape[-1 - i] + pad[2 * i] + pad[2 * i + 1]
+        return input.new_empty(shape)
+
+    @torch.library.register_fake("jitvision_native::select_rows")
+    def _select_rows_fake(apply, a, b):
+        return torch.empty_like(a, memory_format=torch.contiguous_format)
+
 
 if FILTERS:
 

@@ -18,7 +18,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "build" / "sanitize"
 TREE = BUILD / "tree"
-TESTS = ["tests/test_native.py", "tests/test_native_geometry.py", "tests/test_native_library.py"]
+TESTS = [
+    "tests/test_native.py",
+    "tests/test_native_geometry.py",
+    "tests/test_native_color.py",
+    "tests/test_native_compile_ops.py",
+    "tests/test_native_library.py",
+]
 
 
 def _runtime(name: str) -> str:

@@ -24,8 +24,10 @@ the bench branch for the numbers):
 - inductor's CPU code for uint8 kernels: the vector tiling factor is the float32 lane count (8 on AVX2) whatever
   the dtype, so a uint8 kernel moves 8 bytes per iteration through partial ``Vectorized<uint8_t>::loadu(ptr, 8)``
   loads and stores: a compiled uint8 copy of 3x512x512 is ~30x slower than eager, and ``constant_pad_nd`` (masked
-  loads) ~60-90x (5-9 ms for a 512x512 image: the compiled Pad row). Ops that jitvision routes to its native
-  extension (flip_if, crop_at, resize_center_crop) avoid it; Pad does not.
+  loads) ~60-90x (5-9 ms for a 512x512 image: the compiled Pad row before it became a native node). Ops that
+  jitvision routes to its native extension avoid it: flip_if, crop_at, resize_center_crop, the colour ops of
+  csrc/color.cpp, constant_pad (Pad) and select_rows (the probability gate of Random* transforms), see
+  docs/design-notes.md.
 """
 
 import sys

@@ -16,6 +16,7 @@ B), and each leaf goes through ``transform_batch`` with the rows of those parame
 ``forward_batch(x)`` (also in TorchScript) does the same for a plain ``[B, ...]`` tensor.
 """
 
+import struct
 from typing import Any, Callable, Dict, List, Optional
 
 import PIL.Image
@@ -25,12 +26,18 @@ from torch.utils import _pytree as pytree
 
 from ..tv_tensors import kind_of
 from ._batch import query_batch_size, rows_of
-from ._random import draw_coins, python_choice, where_rows
+from ._random import draw_coins, python_choice, select_rows, uniform, where_rows
 from ._seeding import worker_generator
 from ._utils import is_image_like, query_device, query_size
 from .functional._dispatch import _passthrough, get_kernel, is_pure_tensor
 
 Params = Dict[str, torch.Tensor]
+_TRUE = torch.tensor(True)  # the coin handed to ``_apply`` by the eager fast path (read only)
+
+
+def _as_float32(value: float) -> float:
+    """``value`` rounded to float32, as a tensor comparison with it rounds it."""
+    return struct.unpack("f", struct.pack("f", value))[0]
 
 
 class Transform(nn.Module):
@@ -86,6 +93,15 @@ class Transform(nn.Module):
                 needed = self._needs_transform_list([sample])[0]
             if not needed:
                 return sample
+            cls = type(self)
+            if (
+                cls._eager_plain is not Transform._eager_plain
+                and cls.make_params is Transform.make_params  # a custom make_params is honoured
+                and not torch.compiler.is_compiling()
+            ):
+                out = self._eager_plain(sample)
+                if out is not None:
+                    return out
             return self.transform(sample, self._plain_params(sample))
         flat_inputs, spec = pytree.tree_flatten(sample)
         self.check_inputs(flat_inputs)
@@ -115,6 +131,14 @@ class Transform(nn.Module):
         if cls._draw is Transform._draw:
             return {}
         return self._draw(image.shape[-2], image.shape[-1], image.device)
+
+    @torch.jit.unused
+    def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
+        """The output for one plain tensor in eager mode, or None to take the generic path (draw the tensor
+        parameters, then ``transform``). Cheap transforms override it to draw Python numbers and call the kernel
+        directly: the same draws on the same generator and the same result as the generic path, without building
+        parameter tensors that are read back at once (each small tensor op is a few microseconds)."""
+        return None
 
     @torch.jit.unused
     def _needs_transform_list(self, flat_inputs: List[Any]) -> List[bool]:
@@ -231,11 +255,24 @@ class RandomApplyTransform(Transform):
             return self._apply(inpt, params) if choice else inpt
         return self._apply_where(inpt, params)
 
+    @torch.jit.unused
+    def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
+        # Only for subclasses whose one parameter is the coin: the coin's uniform compared on the host with p
+        # rounded to float32 (what ``draw_coins``'s float32 comparison does), no bool tensor.
+        if type(self)._draw is not RandomApplyTransform._draw:
+            return None
+        u = uniform([], self._rng(), image.device).item()
+        if not u < _as_float32(self.p):
+            return image
+        return self._apply(image, {"apply": _TRUE})
+
     def _apply(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         raise NotImplementedError(f"{type(self).__name__} does not implement _apply()")
 
     def _apply_where(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         """The effect on the rows whose coin is set, as tensor code (override for a cheaper formulation)."""
+        if not torch.jit.is_scripting():
+            return select_rows(params["apply"], self._apply(inpt, params), inpt)
         return where_rows(params["apply"], self._apply(inpt, params), inpt)
 
     def extra_repr(self) -> str:

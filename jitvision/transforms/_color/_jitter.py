@@ -15,6 +15,7 @@ from .. import functional as F
 from .._random import uniform, where_rows
 from .._transform import Transform
 from .._utils import require_image
+from ..functional._color import _native_u8
 from ..functional._color._adjust import _adjust_brightness, _adjust_contrast, _adjust_saturation
 from ..functional._color._grayscale import _permute_channels
 from ..functional._color._hue import _adjust_hue
@@ -216,6 +217,7 @@ class ColorJitter(Transform):
         )
         configured = [self.brightness, self.contrast, self.saturation, self.hue]
         self._present: List[bool] = [r is not None for r in configured]
+        self._present_mask: int = sum(1 << i for i, r in enumerate(configured) if r is not None)
         self._ranges: List[Tuple[float, float]] = [
             r if r is not None else (_IDENTITY[i], _IDENTITY[i]) for i, r in enumerate(configured)
         ]
@@ -240,6 +242,9 @@ class ColorJitter(Transform):
     def _jitter(self, image: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         check_image(image, "ColorJitter", [1, 3])
         order, factors = params["order"], params["factors"]
+        if not torch.jit.is_scripting() and _native_u8.applies(image):
+            # One native pass per adjustment, in the drawn order(s): eager, compiled (one graph node) and batches.
+            return _native_u8.color_jitter(image, order, factors, self._present_mask)
         if order.ndim == 1:
             if not is_tracing():
                 order_list: List[int] = order.tolist()

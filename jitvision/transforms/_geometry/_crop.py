@@ -100,6 +100,24 @@ class RandomCrop(PaddingTransform):
         left = min(math.floor(u_left * (room_width + 1)), room_width)
         return {"top_left": torch.tensor([top, left], dtype=torch.int64, device=device)}
 
+    @torch.jit.unused
+    def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
+        # _draw_eager's draw, then the slice itself: no offset tensor built and read back, no dispatch.
+        if image.ndim < 2:
+            return None
+        plan = self._plan(image.shape[-2], image.shape[-1])
+        if plan[0] != 0 or plan[1] != 0 or plan[2] != 0 or plan[3] != 0:
+            return None
+        dtype = torch.float32 if image.device.type == "mps" else torch.float64
+        u_top, u_left = uniform([2], self._rng(), image.device, dtype).tolist()
+        crop_height, crop_width = self.size[0], self.size[1]
+        room_height, room_width = plan[4] - crop_height, plan[5] - crop_width
+        top = min(math.floor(u_top * (room_height + 1)), room_height)
+        left = min(math.floor(u_left * (room_width + 1)), room_width)
+        if room_height == 0 and room_width == 0:
+            return image  # what transform returns when the crop is the whole input
+        return image[..., top : top + crop_height, left : left + crop_width]
+
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         return {"top_left": self._offsets([batch_size], height, width, device)}
 

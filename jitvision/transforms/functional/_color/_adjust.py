@@ -12,6 +12,7 @@ import torch
 from ....tv_tensors import Image, Video
 from .._dispatch import get_kernel, is_pure_tensor, register_kernel
 from .._misc import to_dtype_image
+from . import _native_u8
 from ._utils import (
     as_factor,
     blend,
@@ -28,6 +29,8 @@ from ._utils import (
 
 
 def _adjust_brightness(image: torch.Tensor, factor: torch.Tensor) -> torch.Tensor:
+    if not torch.jit.is_scripting() and _native_u8.applies(image):
+        return _native_u8.adjust(image, factor, _native_u8.BRIGHTNESS)
     bound = max_value(image.dtype)
     scalar = host_scalar(factor)
     if scalar is not None:  # eager: multiply by the Python number (what torchvision does, and faster)
@@ -65,6 +68,8 @@ def adjust_brightness(inpt: torch.Tensor, brightness_factor: float) -> torch.Ten
 
 
 def _adjust_contrast(image: torch.Tensor, factor: torch.Tensor) -> torch.Tensor:
+    if not torch.jit.is_scripting() and _native_u8.applies_rgb(image):
+        return _native_u8.adjust(image, factor, _native_u8.CONTRAST)
     if image.shape[-3] == 3:
         gray = grayscale_float(image)
         if not image.is_floating_point():
@@ -103,6 +108,8 @@ def adjust_contrast(inpt: torch.Tensor, contrast_factor: float) -> torch.Tensor:
 def _adjust_saturation(image: torch.Tensor, factor: torch.Tensor) -> torch.Tensor:
     if image.shape[-3] == 1:  # a gray image has no saturation to change
         return image
+    if not torch.jit.is_scripting() and _native_u8.applies_rgb(image):
+        return _native_u8.adjust(image, factor, _native_u8.SATURATION)
     gray = grayscale_float(image)
     if not image.is_floating_point():
         gray = gray.floor_()
@@ -138,6 +145,8 @@ def _adjust_sharpness(image: torch.Tensor, factor: torch.Tensor) -> torch.Tensor
     height, width = image.shape[-2], image.shape[-1]
     if image.numel() == 0 or height <= 2 or width <= 2:
         return image
+    if not torch.jit.is_scripting() and _native_u8.applies(image):
+        return _native_u8.sharpness(image, factor)
     fimage = image if image.is_floating_point() else image.to(torch.float32)
     # The smoothing filter [[1, 1, 1], [1, 5, 1], [1, 1, 1]] / 13 on the interior: a separable 3x3 box sum plus
     # 4 times the center (exact in float for integer images, so rounding to integers matches a convolution).

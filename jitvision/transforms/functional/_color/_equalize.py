@@ -14,10 +14,13 @@ import torch
 from ....tv_tensors import Image, Video
 from .._dispatch import get_kernel, is_pure_tensor, is_tracing, register_kernel
 from .._misc import to_dtype_image
+from . import _native_u8
 from ._utils import pil_op
 
 
 def _equalize_uint8(image: torch.Tensor) -> torch.Tensor:
+    if not torch.jit.is_scripting() and _native_u8.applies(image):
+        return _native_u8.equalize(image)
     shape = image.shape
     pixels = shape[-2] * shape[-1]
     flat = image.reshape(-1, pixels)

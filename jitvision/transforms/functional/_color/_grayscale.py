@@ -11,11 +11,14 @@ import torch
 
 from ....tv_tensors import Image, Video
 from .._dispatch import get_kernel, is_pure_tensor, register_kernel
+from . import _native_u8
 from ._utils import check_image
 
 
 def _luma(image: torch.Tensor) -> torch.Tensor:
     """ITU-R 601-2 luma ``[..., 1, H, W]`` in the image's dtype (integer images truncated)."""
+    if not torch.jit.is_scripting() and _native_u8.applies(image):
+        return _native_u8.grayscale(image)
     r, g, b = image.unbind(dim=-3)
     if image.is_floating_point():
         return r.mul(0.2989).add_(g, alpha=0.587).add_(b, alpha=0.114).unsqueeze(-3)

@@ -7,6 +7,7 @@ import torch
 
 from ....tv_tensors import Image, Video
 from .._dispatch import get_kernel, is_pure_tensor, register_kernel
+from . import _native_u8
 from ._utils import as_factor, check_image, from_float, max_value
 
 
@@ -23,6 +24,8 @@ def _adjust_hue(image: torch.Tensor, factor: torch.Tensor) -> torch.Tensor:
     max and chroma), while torchvision's round trip clamps some intermediate values to [0, 1] there."""
     if image.shape[-3] == 1 or image.numel() == 0:
         return image
+    if not torch.jit.is_scripting() and _native_u8.applies_rgb(image):
+        return _native_u8.adjust(image, factor, _native_u8.HUE)
     is_float = image.is_floating_point()
     fimage = image if is_float else image.to(torch.float32)
     r, g, b = fimage.unbind(dim=-3)

@@ -13,8 +13,9 @@ import PIL.ImageOps
 import torch
 import torch.nn.functional as torch_functional
 
+from .... import _native
 from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
-from .._dispatch import get_kernel, is_pure_tensor, register_kernel, unwrap
+from .._dispatch import call_custom_op, get_kernel, is_exporting, is_pure_tensor, is_tracing, register_kernel, unwrap
 from .._meta import as_box_format, check_boxes, clamp_bounding_boxes_kernel, get_canvas_size
 
 _PADDING_MODES = ["constant", "edge", "reflect", "symmetric"]
@@ -100,6 +101,19 @@ def _check_fill_fits(fill: float, dtype: torch.dtype) -> None:
         raise ValueError(f"pad: fill {fill} does not fit the image's dtype {dtype} ([{info.min}, {info.max}])")
 
 
+@torch.jit.unused
+def _native_pad_applies(image: torch.Tensor) -> bool:
+    """A uint8 constant pad under torch.compile (not export) runs ATen's kernel as one native node: inductor's uint8
+    pad code was ~200x slower (see csrc/pad.cpp). Eager calls torch's pad directly."""
+    return _native.AVAILABLE and image.dtype == torch.uint8 and is_tracing() and not is_exporting()
+
+
+@torch.jit.unused
+def _native_pad(image: torch.Tensor, torch_padding: List[int], fill: float) -> torch.Tensor:
+    value = int(fill) if float(fill).is_integer() else fill
+    return call_custom_op(torch.ops.jitvision_native.constant_pad, image, torch_padding, value)
+
+
 def _pad_with_scalar_fill(
     image: torch.Tensor, torch_padding: List[int], fill: float, padding_mode: str
 ) -> torch.Tensor:
@@ -108,6 +122,8 @@ def _pad_with_scalar_fill(
     if padding_mode == "constant":
         if not torch.jit.is_scripting():
             _check_fill_fits(fill, image.dtype)
+            if _native_pad_applies(image):
+                return _native_pad(image, torch_padding, fill)
         return torch_functional.pad(image, torch_padding, mode="constant", value=fill)
     if padding_mode == "symmetric":
         return _pad_symmetric(image, torch_padding)

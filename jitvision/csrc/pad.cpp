@@ -1,0 +1,51 @@
+// ATen kernels as single opaque ops, for uint8 work under torch.compile.
+//
+// Inductor's CPU code for uint8 handles 8 bytes per step with masked partial loads: a uint8 constant pad took
+// ~11 ms for a 3x512x512 image against ~60 us for ATen's kernel (what made the compiled Pad row cost 6-9 ms a
+// call), and the select of a compiled probability gate (`where(coin, effect(x), x)`) cost as much as a copy (~1.8
+// ms) on every compiled Random* colour transform. As one graph node each runs ATen's kernel instead:
+// - constant_pad(input, pad, value): at::constant_pad_nd;
+// - select_rows(apply, a, b): a where the bool `apply` is set, else b, for the whole tensor (apply []) or per row
+//   (apply [R], a and b [..., R, ...] with R rows in memory order); a copy of the chosen rows.
+// Outputs never alias the inputs (a custom op's rule).
+
+#include <ATen/ATen.h>
+#include <torch/library.h>
+
+namespace jitvision_native {
+namespace {
+
+at::Tensor constant_pad(const at::Tensor& input, at::IntArrayRef pad, const at::Scalar& value) {
+  at::Tensor out = at::constant_pad_nd(input, pad, value);
+  return out.is_alias_of(input) ? out.clone() : out;
+}
+
+at::Tensor select_rows(const at::Tensor& apply, const at::Tensor& a, const at::Tensor& b) {
+  TORCH_CHECK_VALUE(a.sizes() == b.sizes() && a.scalar_type() == b.scalar_type(),
+                    "jitvision_native.select_rows: the two inputs differ in shape or dtype: ", a.sizes(), " ",
+                    a.scalar_type(), " vs ", b.sizes(), " ", b.scalar_type());
+  const at::Tensor flags = apply.detach().to(at::kCPU, at::kBool).contiguous().reshape(-1);
+  const int64_t R = flags.numel();
+  const bool* f = flags.data_ptr<bool>();
+  if (apply.dim() == 0) return (f[0] ? a : b).clone(at::MemoryFormat::Contiguous);
+  TORCH_CHECK_VALUE(R > 0 && a.numel() % R == 0, "jitvision_native.select_rows: ", R,
+                    " flags do not split a tensor of shape ", a.sizes(), " into rows");
+  // Rows in memory order ([R, ...], or [1, R, ...] as callers pass it): a and b read as [R, numel / R].
+  at::Tensor out = at::empty(a.sizes(), a.options().memory_format(at::MemoryFormat::Contiguous));
+  const at::Tensor rows = out.view({R, -1}), ra = a.reshape({R, -1}), rb = b.reshape({R, -1});
+  for (int64_t r = 0; r < R; ++r) rows.select(0, r).copy_(f[r] ? ra.select(0, r) : rb.select(0, r));
+  return out;
+}
+
+}  // namespace
+}  // namespace jitvision_native
+
+TORCH_LIBRARY_FRAGMENT(jitvision_native, m) {
+  m.def("constant_pad(Tensor input, SymInt[] pad, Scalar value) -> Tensor");
+  m.def("select_rows(Tensor apply, Tensor a, Tensor b) -> Tensor");
+}
+
+TORCH_LIBRARY_IMPL(jitvision_native, CompositeExplicitAutograd, m) {
+  m.impl("constant_pad", &jitvision_native::constant_pad);
+  m.impl("select_rows", &jitvision_native::select_rows);
+}

@@ -1,0 +1,97 @@
+"""The native uint8 photometric ops (``csrc/color.cpp``, ``jitvision_native::*``): the CPU fast path of the kernels.
+
+A uint8 CPU image with the extension loaded goes through one native op per adjustment (one graph node under
+torch.compile/export, see the fake impls in ``jitvision._native``); other dtypes and devices, TorchScript and a
+build without the extension take the PyTorch code beside each call. The ops keep torchvision's float32 arithmetic
+per value (see the file's header), so their results equal the PyTorch path's within the parity tolerance (most
+pixels bit for bit; tests/test_native_color.py holds them to it).
+"""
+
+import torch
+
+from .... import _native
+from .._dispatch import call_custom_op, is_tracing
+
+# Adjustment codes of ``adjust_u8`` / ``color_jitter_u8``.
+BRIGHTNESS, CONTRAST, SATURATION, HUE = 0, 1, 2, 3
+
+
+@torch.jit.unused
+def applies(image: torch.Tensor) -> bool:
+    """Whether ``image`` takes the native path: uint8, on the CPU, extension loaded."""
+    return _native.AVAILABLE and image.dtype == torch.uint8 and image.device.type == "cpu"
+
+
+@torch.jit.unused
+def applies_rgb(image: torch.Tensor) -> bool:
+    """``applies`` for the ops defined on 1- or 3-channel images."""
+    return applies(image) and image.ndim >= 3 and image.shape[-3] in (1, 3)
+
+
+@torch.jit.unused
+def traced(image: torch.Tensor) -> bool:
+    """``applies`` under torch.compile/export: a cheap uint8 op (invert, posterize, solarize) then goes through a
+    256-entry table and ``lut_u8`` (one node) instead of inductor's uint8 code (~30-90x slower than ATen here).
+    Eager keeps ATen's vectorised bit operations."""
+    return applies(image) and is_tracing()
+
+
+@torch.jit.unused
+def levels(image: torch.Tensor) -> torch.Tensor:
+    """The 256 uint8 levels, the input of a table."""
+    return torch.arange(256, dtype=torch.uint8, device=image.device)
+
+
+@torch.jit.unused
+def row_factors(factor: torch.Tensor, image: torch.Tensor) -> torch.Tensor:
+    """A ``[]`` factor as it is; per-row factors (viewed to broadcast, e.g. ``[R, 1, 1, 1]``) flattened to one per
+    ``[C, H, W]`` image of ``image`` (repeated over a video's frames)."""
+    if factor.ndim == 0 or factor.numel() == 1:
+        return factor.reshape([])
+    flat = factor.reshape(-1)
+    images = image.numel() // max(1, image.shape[-3] * image.shape[-2] * image.shape[-1])
+    if images == flat.shape[0]:
+        return flat
+    return flat.reshape(-1, 1).expand(-1, images // flat.shape[0]).reshape(-1)
+
+
+@torch.jit.unused
+def adjust(image: torch.Tensor, factor: torch.Tensor, op: int) -> torch.Tensor:
+    """Brightness, contrast, saturation or hue (``op``) of a uint8 image, one factor or one per row."""
+    return call_custom_op(torch.ops.jitvision_native.adjust_u8, image, row_factors(factor, image), op)
+
+
+@torch.jit.unused
+def color_jitter(image: torch.Tensor, order: torch.Tensor, factors: torch.Tensor, present: int) -> torch.Tensor:
+    """ColorJitter's adjustments in the drawn order (``order`` ``[4]`` or ``[R, 4]``), ``present`` a bit mask."""
+    if order.ndim == 2 and image.ndim > 4:  # per-sample parameters over a batch of videos: one set per frame
+        frames = image.numel() // (image.shape[0] * image.shape[-3] * image.shape[-2] * image.shape[-1])
+        order = order.repeat_interleave(frames, dim=0)
+        factors = factors.repeat_interleave(frames, dim=0)
+    return call_custom_op(torch.ops.jitvision_native.color_jitter_u8, image, order, factors, present)
+
+
+@torch.jit.unused
+def lut(image: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
+    """Every plane of ``image`` looked up in a uint8 table ``[256]`` (or ``[L, 256]``, plane p using table p % L)."""
+    return call_custom_op(torch.ops.jitvision_native.lut_u8, image, table.reshape(-1, 256))
+
+
+@torch.jit.unused
+def grayscale(image: torch.Tensor) -> torch.Tensor:
+    return call_custom_op(torch.ops.jitvision_native.grayscale_u8, image)
+
+
+@torch.jit.unused
+def equalize(image: torch.Tensor) -> torch.Tensor:
+    return call_custom_op(torch.ops.jitvision_native.equalize_u8, image)
+
+
+@torch.jit.unused
+def autocontrast(image: torch.Tensor) -> torch.Tensor:
+    return call_custom_op(torch.ops.jitvision_native.autocontrast_u8, image)
+
+
+@torch.jit.unused
+def sharpness(image: torch.Tensor, factor: torch.Tensor) -> torch.Tensor:
+    return call_custom_op(torch.ops.jitvision_native.sharpness_u8, image, row_factors(factor, image))

@@ -1,0 +1,203 @@
+"""The native uint8 photometric ops (csrc/color.cpp) vs the PyTorch path beside them vs torchvision.
+
+Each kernel is run twice on the same randomized uint8 input: with the extension (the native op) and with
+``_native.AVAILABLE`` patched off (the PyTorch path), and both are compared with torchvision's functional.
+Tolerance: ``assert_matches_oracle``'s integer rule (within 1 level, fewer than 1% of the values off by one); the
+native ops keep torchvision's float32 arithmetic per value, so almost every value is equal.
+`make sanitize` runs this file against the ASan/UBSan build too.
+"""
+
+import random
+
+import pytest
+import torch
+import torchvision.transforms.v2 as tv_transforms
+import torchvision.transforms.v2.functional as TF
+
+import jitvision.transforms as T
+import jitvision.transforms.functional as F
+from jitvision import _native
+from jitvision.transforms._color._jitter import _jitter_loop
+from tests.helpers import assert_matches_oracle, assert_one_graph
+
+pytestmark = pytest.mark.skipif(not _native.AVAILABLE, reason="needs the native extension (see test_native.py)")
+
+OPS = {
+    "adjust_brightness": lambda rng: {"brightness_factor": rng.uniform(0.0, 2.5)},
+    "adjust_contrast": lambda rng: {"contrast_factor": rng.uniform(0.0, 2.5)},
+    "adjust_saturation": lambda rng: {"saturation_factor": rng.uniform(0.0, 2.5)},
+    "adjust_hue": lambda rng: {"hue_factor": rng.uniform(-0.5, 0.5)},
+    "adjust_sharpness": lambda rng: {"sharpness_factor": rng.uniform(0.0, 3.0)},
+    "equalize": lambda rng: {},
+    "autocontrast": lambda rng: {},
+    "rgb_to_grayscale": lambda rng: {"num_output_channels": rng.choice([1, 3])},
+}
+
+
+def _image(rng: random.Random, channels: int = 3) -> torch.Tensor:
+    gen = torch.Generator().manual_seed(rng.randrange(2**31))
+    height, width = rng.randint(1, 70), rng.randint(1, 70)
+    layout = rng.choice(["contiguous", "channels_last", "batched", "strided", "narrow_range"])
+    if layout == "channels_last":  # a [C, H, W] view of [H, W, C] memory
+        return torch.randint(0, 256, (height, width, channels), dtype=torch.uint8, generator=gen).permute(2, 0, 1)
+    if layout == "batched":
+        return torch.randint(0, 256, (2, 2, channels, height, width), dtype=torch.uint8, generator=gen)
+    if layout == "strided":
+        return torch.randint(0, 256, (channels, 2 * height, 2 * width), dtype=torch.uint8, generator=gen)[..., ::2, ::2]
+    low = rng.randint(0, 250)
+    if layout == "narrow_range":  # flat or almost flat planes (equalize's and autocontrast's special cases)
+        return torch.randint(low, low + rng.randint(1, 3), (channels, height, width), dtype=torch.uint8, generator=gen)
+    return torch.randint(0, 256, (channels, height, width), dtype=torch.uint8, generator=gen)
+
+
+def _without_native(monkeypatch: pytest.MonkeyPatch, fn, *args, **kwargs):
+    with monkeypatch.context() as patch:
+        patch.setattr(_native, "AVAILABLE", False)
+        return fn(*args, **kwargs)
+
+
+@pytest.mark.parametrize("name", sorted(OPS))
+@pytest.mark.parametrize("seed", range(12))
+def test_native_kernel_matches_pytorch_path_and_torchvision(name, seed, monkeypatch):
+    rng = random.Random(f"{name}-{seed}")
+    channels = 1 if name not in ("adjust_hue", "rgb_to_grayscale") and rng.random() < 0.25 else 3
+    image = _image(rng, channels)
+    kwargs = OPS[name](rng)
+    ours = getattr(F, name)(image, **kwargs)
+    pure = _without_native(monkeypatch, getattr(F, name), image, **kwargs)
+    theirs = getattr(TF, name)(image, **kwargs)
+    assert_matches_oracle(ours, pure, what=f"{name} native vs pytorch")
+    assert_matches_oracle(ours, theirs, what=f"{name} native vs torchvision")
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_native_lut_and_solarize(seed, monkeypatch):
+    rng = random.Random(seed)
+    image = _image(rng, rng.choice([1, 3]))
+    table = torch.randint(0, 256, (256,), dtype=torch.uint8)
+    expected = table[image.long()]
+    torch.testing.assert_close(torch.ops.jitvision_native.lut_u8(image, table.view(1, 256)), expected, atol=0, rtol=0)
+    for kwargs in ({"threshold": rng.uniform(0, 255)}, {"bits": rng.randint(0, 8)}):
+        name = "solarize" if "threshold" in kwargs else "posterize"
+        ours = getattr(F, name)(image, **kwargs)
+        assert_matches_oracle(ours, getattr(TF, name)(image, **kwargs), what=name)
+        assert torch.equal(ours, _without_native(monkeypatch, getattr(F, name), image, **kwargs))
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_native_color_jitter_matches_the_loop_and_torchvision(seed, monkeypatch):
+    rng = random.Random(seed)
+    image = _image(rng, rng.choice([1, 3, 3]))
+    if image.ndim > 3:
+        image = image[0, 0]
+    transform = T.ColorJitter(
+        brightness=rng.choice([None, 0.5]), contrast=rng.choice([None, 0.5]), saturation=rng.choice([None, 0.9]),
+        hue=rng.choice([None, 0.4]),
+    )
+    params = transform._draw(image.shape[-2], image.shape[-1], image.device)
+    ours = transform.transform(image, params)
+    loop = _without_native(monkeypatch, _jitter_loop, image, params["order"].tolist(), params["factors"],
+                           transform._present)
+    assert_matches_oracle(ours, loop, what="native vs loop")
+    expected = image
+    factors = params["factors"].tolist()
+    functionals = (TF.adjust_brightness, TF.adjust_contrast, TF.adjust_saturation, TF.adjust_hue)
+    for op in params["order"].tolist():
+        if transform._present[op]:
+            expected = functionals[op](expected, factors[op])
+    assert_matches_oracle(ours, expected, what="native vs torchvision")
+
+
+def test_native_color_jitter_per_row_parameters(monkeypatch):
+    rng = random.Random(0)
+    batch = torch.randint(0, 256, (5, 3, 23, 31), dtype=torch.uint8)
+    transform = T.ColorJitter(0.5, 0.5, 0.5, 0.2)
+    params = transform._draw_batch(5, 23, 31, batch.device)
+    out = transform.transform_batch(batch, params)
+    selected = _without_native(monkeypatch, transform.transform_batch, batch, params)
+    assert_matches_oracle(out, selected, what="batch native vs select")
+    for row in range(5):
+        loop = _jitter_loop(batch[row], params["order"][row].tolist(), params["factors"][row], transform._present)
+        assert_matches_oracle(out[row], loop, what=f"row {row}")
+    # a batch of videos: each sample's parameters for all of its frames
+    videos = torch.randint(0, 256, (2, 3, 3, 9, 11), dtype=torch.uint8)
+    params = transform._draw_batch(2, 9, 11, videos.device)
+    out = transform.transform_batch(videos, params)
+    for row in range(2):
+        for frame in range(3):
+            loop = _jitter_loop(videos[row, frame], params["order"][row].tolist(), params["factors"][row],
+                                transform._present)
+            assert_matches_oracle(out[row, frame], loop, what=f"video {row} frame {frame}")
+    assert rng is not None
+
+
+def test_native_per_row_factors_match_single_rows():
+    batch = torch.randint(0, 256, (4, 3, 17, 19), dtype=torch.uint8)
+    factors = torch.rand(4) * 2
+    for op in range(4):
+        f = factors - 0.5 * (factors > 1.0) if op == 3 else factors
+        f = f.clamp(-0.5, 0.5) if op == 3 else f
+        out = torch.ops.jitvision_native.adjust_u8(batch, f, op)
+        for row in range(4):
+            assert torch.equal(out[row], torch.ops.jitvision_native.adjust_u8(batch[row], f[row], op))
+    out = torch.ops.jitvision_native.sharpness_u8(batch, factors)
+    for row in range(4):
+        assert torch.equal(out[row], torch.ops.jitvision_native.sharpness_u8(batch[row], factors[row]))
+
+
+def test_native_color_ops_refuse_bad_input():
+    ops = torch.ops.jitvision_native
+    with pytest.raises(RuntimeError, match="uint8"):
+        ops.adjust_u8(torch.rand(3, 4, 4), torch.tensor(1.0), 0)
+    with pytest.raises(ValueError, match="one factor"):
+        ops.adjust_u8(torch.zeros(2, 3, 4, 4, dtype=torch.uint8), torch.ones(3), 0)
+    with pytest.raises(ValueError, match="op must be"):
+        ops.adjust_u8(torch.zeros(3, 4, 4, dtype=torch.uint8), torch.tensor(1.0), 7)
+    with pytest.raises(ValueError, match="tables"):
+        ops.lut_u8(torch.zeros(3, 4, 4, dtype=torch.uint8), torch.zeros(2, 256, dtype=torch.uint8))
+    with pytest.raises(ValueError, match="3 channels"):
+        ops.grayscale_u8(torch.zeros(2, 4, 4, dtype=torch.uint8))
+    with pytest.raises(ValueError, match="order holds"):
+        ops.color_jitter_u8(torch.zeros(3, 4, 4, dtype=torch.uint8), torch.tensor([0, 1, 2, 9]), torch.ones(4), 15)
+
+
+def test_native_color_ops_are_one_graph_node_and_script():
+    image = torch.randint(0, 256, (3, 32, 40), dtype=torch.uint8)
+    transform = T.ColorJitter(0.4, 0.4, 0.4, 0.1)
+    out = assert_one_graph(transform, image)
+    assert out.shape == image.shape and out.dtype == torch.uint8
+    for name in ("lut_u8", "adjust_u8", "color_jitter_u8", "grayscale_u8", "equalize_u8", "autocontrast_u8",
+                 "sharpness_u8"):
+        assert hasattr(torch.ops.jitvision_native, name)
+    args = {
+        "lut_u8": (image, torch.randint(0, 256, (3, 256), dtype=torch.uint8)),
+        "adjust_u8": (image, torch.tensor(1.3), 2),
+        "color_jitter_u8": (image, torch.tensor([3, 1, 0, 2]), torch.tensor([1.2, 0.8, 1.1, 0.05]), 15),
+        "grayscale_u8": (image,),
+        "equalize_u8": (image,),
+        "autocontrast_u8": (image,),
+        "sharpness_u8": (image, torch.tensor(2.0)),
+    }
+    for name, op_args in args.items():
+        torch.library.opcheck(getattr(torch.ops.jitvision_native, name), op_args,
+                              test_utils=("test_schema", "test_faketensor"))
+
+    @torch.jit.script
+    def scripted(x: torch.Tensor) -> torch.Tensor:
+        return torch.ops.jitvision_native.adjust_u8(x, torch.tensor(0.5), 1)
+
+    assert torch.equal(scripted(image), torch.ops.jitvision_native.adjust_u8(image, torch.tensor(0.5), 1))
+
+
+def test_compiled_color_jitter_on_uint8_is_random_and_matches_eager():
+    image = torch.randint(0, 256, (3, 24, 24), dtype=torch.uint8)
+    transform = T.ColorJitter(0.4, 0.4, 0.4, 0.1)
+    compiled = torch.compile(transform, fullgraph=True, backend="eager")
+    outputs = {tuple(compiled(image).flatten().tolist()) for _ in range(6)}
+    assert len(outputs) > 1
+    torch.manual_seed(3)
+    a = compiled(image)
+    torch.manual_seed(3)
+    b = transform(image)
+    assert torch.equal(a, b)
+    assert tv_transforms is not None

@@ -1,0 +1,50 @@
+"""The eager fast path of one plain tensor (``Transform._eager_plain``): the same output and the same RNG stream as
+the generic path (draw tensor parameters, then ``transform``), and not taken where it must not be."""
+
+import pytest
+import torch
+
+import jitvision.transforms as T
+
+CASES = [
+    lambda: T.RandomCrop(20),
+    lambda: T.RandomCrop((50, 60)),  # the whole input
+    lambda: T.RandomCrop(20, padding=2),  # padding: the generic path
+    lambda: T.RandomHorizontalFlip(0.5),
+    lambda: T.RandomVerticalFlip(1.0),
+    lambda: T.RandomInvert(0.3),
+    lambda: T.RandomGrayscale(0.5),
+    lambda: T.RandomEqualize(0.5),
+    lambda: T.RandomSolarize(0.5, p=0.5),
+]
+
+
+@pytest.mark.parametrize("make", CASES)
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.float32])
+def test_fast_path_equals_generic_path(make, dtype):
+    transform = make()
+    image = torch.randint(0, 256, (3, 50, 60), dtype=torch.uint8).to(dtype)
+    if dtype.is_floating_point:
+        image = image / 255
+    for seed in range(25):
+        torch.manual_seed(seed)
+        fast = transform(image)
+        after_fast = torch.rand(4)
+        torch.manual_seed(seed)
+        generic = transform.transform(image, transform._plain_params(image))
+        after_generic = torch.rand(4)
+        assert torch.equal(fast, generic), seed
+        assert torch.equal(after_fast, after_generic), f"{seed}: the fast path drew differently"
+
+
+def test_fast_path_honours_a_generator_and_a_custom_make_params():
+    image = torch.randint(0, 256, (3, 40, 40), dtype=torch.uint8)
+    a = T.RandomCrop(10, generator=torch.Generator().manual_seed(5))
+    b = T.RandomCrop(10, generator=torch.Generator().manual_seed(5))
+    assert all(torch.equal(a(image), b.transform(image, b._plain_params(image))) for _ in range(10))
+
+    class Fixed(T.RandomHorizontalFlip):
+        def make_params(self, flat_inputs):
+            return {"apply": torch.tensor(False)}
+
+    assert torch.equal(Fixed(p=1.0)(image), image)  # make_params decides, not the fast path's own draw
