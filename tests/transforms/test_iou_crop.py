@@ -161,3 +161,18 @@ def test_bad_samples_are_rejected():
     )
     with pytest.raises(ValueError, match="RandomIoUCrop: its output size is drawn per sample"):
         T.RandomIoUCrop()({"image": batch, "boxes": boxes})
+
+
+@pytest.mark.parametrize("size", [1, 20])
+def test_no_boxes_and_rotated_boxes(size):
+    # No boxes: nothing can pass (no centre inside a crop), so the sample comes back whole, as torchvision's loop
+    # ends on a "leave" option; rotated boxes are refused naming the transform (torchvision's XYXY step refuses them).
+    image = tv_tensors.Image(torch.randint(0, 256, (3, size, size), dtype=torch.uint8))
+    empty = tv_tensors.BoundingBoxes(torch.zeros(0, 4), format="XYXY", canvas_size=(size, size))
+    for seed in range(10):
+        torch.manual_seed(seed)
+        out = T.RandomIoUCrop()({"image": image, "boxes": empty})
+        assert out["image"].shape == image.shape and out["boxes"].shape == (0, 4)
+    rotated = tv_tensors.BoundingBoxes(torch.tensor([[2.0, 2, 5, 5, 30]]), format="XYWHR", canvas_size=(size, size))
+    with pytest.raises(ValueError, match="RandomIoUCrop"):
+        T.RandomIoUCrop()({"image": image, "boxes": rotated})
