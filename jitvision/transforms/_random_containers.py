@@ -80,6 +80,32 @@ class _RandomContainer(Transform):
     def _choose(self, sample: Any, params: Dict[str, torch.Tensor], batch: bool) -> Any:
         raise NotImplementedError(type(self).__name__)
 
+    def _script_pick(self, inpt: torch.Tensor, index: torch.Tensor, batch: bool) -> torch.Tensor:
+        """TorchScript's form of ``switch``: transform number ``index`` on one sample, or on a batch each row
+        through transform ``index[row]`` (the rows grouped by transform, each group one call)."""
+        if not batch:
+            chosen = int(index)
+            out = inpt
+            for position, transform in enumerate(self.transforms):
+                if position == chosen:
+                    out = transform(inpt)
+            return out
+        out: Optional[torch.Tensor] = None
+        for position, transform in enumerate(self.transforms):
+            rows = (index == position).nonzero().squeeze(1)
+            if rows.numel() > 0:
+                part = inpt.index_select(0, rows)
+                if hasattr(transform, "forward_batch"):
+                    part = transform.forward_batch(part)
+                else:
+                    part = transform(part)
+                if out is None:
+                    out = part.new_empty([index.shape[0]] + part.shape[1:])
+                out = out.index_copy(0, rows, part)
+        assert out is not None
+        return out
+
+
     @torch.jit.unused
     def _call(self, index: int, sample: Any, batch: bool) -> Any:
         """Transform ``index`` on one sample, or on a plain batch tensor with per-sample draws."""
@@ -181,28 +207,7 @@ class RandomChoice(_RandomContainer):
         return switch(params["index"], keys, lambda key, x: self._call(key, x, batch), (sample,))
 
     def _script_choose(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor], batch: bool) -> torch.Tensor:
-        index = params["index"]
-        if not batch:
-            chosen = int(index)
-            out = inpt
-            for position, transform in enumerate(self.transforms):
-                if position == chosen:
-                    out = transform(inpt)
-            return out
-        out: Optional[torch.Tensor] = None
-        for position, transform in enumerate(self.transforms):
-            rows = (index == position).nonzero().squeeze(1)
-            if rows.numel() > 0:
-                part = inpt.index_select(0, rows)
-                if hasattr(transform, "forward_batch"):
-                    part = transform.forward_batch(part)
-                else:
-                    part = transform(part)
-                if out is None:
-                    out = part.new_empty([index.shape[0]] + part.shape[1:])
-                out = out.index_copy(0, rows, part)
-        assert out is not None
-        return out
+        return self._script_pick(inpt, params["index"], batch)
 
     def extra_repr(self) -> str:
         return f"p={self.p}"
@@ -233,22 +238,5 @@ class RandomOrder(_RandomContainer):
     def _script_choose(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor], batch: bool) -> torch.Tensor:
         order = params["order"]
         for position in range(order.shape[-1]):
-            index = order[..., position]
-            if not batch:
-                chosen = int(index)
-                for key, transform in enumerate(self.transforms):
-                    if key == chosen:
-                        inpt = transform(inpt)
-            else:
-                out = inpt.clone()
-                for key, transform in enumerate(self.transforms):
-                    rows = (index == key).nonzero().squeeze(1)
-                    if rows.numel() > 0:
-                        part = inpt.index_select(0, rows)
-                        if hasattr(transform, "forward_batch"):
-                            part = transform.forward_batch(part)
-                        else:
-                            part = transform(part)
-                        out = out.index_copy(0, rows, part)
-                inpt = out
+            inpt = self._script_pick(inpt, order[..., position], batch)
         return inpt
