@@ -6,6 +6,7 @@ for the deterministic preset, and the loading order enforced (library first).
 The binary is cached in build/deploy (keyed by the source); the artifacts are built once per module.
 """
 
+import importlib
 import sys
 from pathlib import Path
 
@@ -17,9 +18,10 @@ from jitvision import _native
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples" / "deploy"))
 
-import export as deploy_export  # noqa: E402
-
-import build as deploy_build  # noqa: E402
+# By name after the path insert (not import statements: whether isort calls `build` first- or third-party depends on
+# a build/ folder being in the checkout).
+deploy_export = importlib.import_module("export")
+deploy_build = importlib.import_module("build")
 
 # One xdist worker builds the artifacts (make test runs pytest -n 2 --dist loadgroup): a module fixture per worker
 # would compile the AOTInductor packages twice.
