@@ -620,7 +620,8 @@ def _main_threads(args: argparse.Namespace) -> int:
 
     if args.threads < 2:
         raise SystemExit("python -m jitvision bench: --threads needs N >= 2")
-    jobs = _pick(args.jobs, list(JOBS), "job")
+    # the presets by default (the detection job's sample is a dict with boxes: Compose-only, no AOTI/ONNX form)
+    jobs = _pick(args.jobs, list(JOBS), "job") if args.jobs else ["train", "infer"]
     runtimes = _pick(args.runtimes, threads.RUNTIMES, "runtime")
     seconds = 2.0 if args.min_run_time is None else args.min_run_time
     rounds = 3 if args.rounds is None else args.rounds
