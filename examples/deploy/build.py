@@ -59,11 +59,14 @@ def build(quiet: bool = False) -> Path:
     binary = out_dir / f"deploy-{key}"
     if binary.exists():
         return binary
-    command = compile_command(binary.with_suffix(".tmp"))
+    # A temporary name of this process's own, then an atomic replace: two processes building at once (pytest-xdist
+    # workers) each finish with the same binary instead of one renaming the other's half-written file away.
+    partial = binary.with_name(f"{binary.name}.{os.getpid()}.tmp")
+    command = compile_command(partial)
     if not quiet:
         print(shlex.join(command), file=sys.stderr)
     subprocess.run(command, check=True)
-    binary.with_suffix(".tmp").rename(binary)
+    os.replace(partial, binary)
     return binary
 
 
