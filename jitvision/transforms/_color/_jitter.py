@@ -16,10 +16,10 @@ from .._random import uniform, where_rows
 from .._transform import Transform
 from .._utils import require_image
 from ..functional._color import _native_u8
-from ..functional._color._adjust import _adjust_brightness, _adjust_contrast, _adjust_saturation
+from ..functional._color._adjust import _adjust_brightness, _adjust_contrast, _adjust_saturation, gray_for_blend
 from ..functional._color._grayscale import _permute_channels
 from ..functional._color._hue import _adjust_hue
-from ..functional._color._utils import blend, check_image, compute_dtype, grayscale_float, rows_factor
+from ..functional._color._utils import blend, check_image, compute_dtype, rows_factor
 from ..functional._dispatch import is_pure_tensor, is_tracing, unwrap
 from ._common import channels_of, permutation_from_keys
 
@@ -91,12 +91,7 @@ def _draw_factors(
 
 def _gray_and_mean(image: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
     """The gray image saturation blends with, and the mean contrast blends with (as the kernels compute them)."""
-    if image.shape[-3] == 3:
-        gray = grayscale_float(image)
-        if not image.is_floating_point():
-            gray = gray.floor_()
-    else:
-        gray = image if image.is_floating_point() else image.to(torch.float32)
+    gray = gray_for_blend(image)
     return gray, gray.mean(dim=(-3, -2, -1), keepdim=True)
 
 

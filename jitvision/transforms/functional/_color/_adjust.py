@@ -67,16 +67,19 @@ def adjust_brightness(inpt: torch.Tensor, brightness_factor: float) -> torch.Ten
 # ---- contrast ---------------------------------------------------------------------------------------------------
 
 
+def gray_for_blend(image: torch.Tensor) -> torch.Tensor:
+    """The gray image saturation blends with (and whose mean contrast blends with): the luma of a 3-channel image,
+    floored for integer images as torchvision's integer grayscale is; a 1-channel image itself, as float."""
+    if image.shape[-3] == 3:
+        gray = grayscale_float(image)
+        return gray if image.is_floating_point() else gray.floor_()
+    return image if image.is_floating_point() else image.to(torch.float32)
+
+
 def _adjust_contrast(image: torch.Tensor, factor: torch.Tensor) -> torch.Tensor:
     if not torch.jit.is_scripting() and _native_u8.applies_rgb(image):
         return _native_u8.adjust(image, factor, _native_u8.CONTRAST)
-    if image.shape[-3] == 3:
-        gray = grayscale_float(image)
-        if not image.is_floating_point():
-            gray = gray.floor_()
-    else:
-        gray = image if image.is_floating_point() else image.to(torch.float32)
-    mean = gray.mean(dim=(-3, -2, -1), keepdim=True)
+    mean = gray_for_blend(image).mean(dim=(-3, -2, -1), keepdim=True)
     return blend(image, mean, factor)
 
 
@@ -110,10 +113,7 @@ def _adjust_saturation(image: torch.Tensor, factor: torch.Tensor) -> torch.Tenso
         return image
     if not torch.jit.is_scripting() and _native_u8.applies_rgb(image):
         return _native_u8.adjust(image, factor, _native_u8.SATURATION)
-    gray = grayscale_float(image)
-    if not image.is_floating_point():
-        gray = gray.floor_()
-    return blend(image, gray, factor)
+    return blend(image, gray_for_blend(image), factor)
 
 
 def adjust_saturation_image(image: torch.Tensor, saturation_factor: float) -> torch.Tensor:
