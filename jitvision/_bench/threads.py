@@ -12,7 +12,13 @@ Normalize on a 3x256x256 uint8 image; ``infer``: Resize(256) + CenterCrop(224) +
 - ``aoti``: ``torch._inductor.aoti_compile_and_package`` of ``torch.export.export(pipeline, strict=...)``, loaded
   with ``jitvision.aoti.load_for_threads(path, THREADS)`` (one runner per thread, see there: the default single
   runner can deadlock);
-- ``onnxruntime``: ``jitvision.onnx.export`` run in an ``InferenceSession`` (1 intra-op thread), if installed.
+- ``onnxruntime``: ``jitvision.onnx.export`` run in an ``InferenceSession`` (1 intra-op thread), if installed;
+- ``cpp-control``, ``cpp-script``, ``cpp-aoti``: the C++ example (``examples/deploy``, built against the installed
+  torch; needs a checkout, not a wheel) in its threads mode, no Python in the loop: a 200x200 ``torch::mm`` per
+  call (what the machine gives the C++ threads), the scripted pipeline (native ops), the AOTInductor package; each
+  thread loads its own module or package, with one intra-op thread. ``GIL held`` is ``-`` (no GIL); ``cpu/s``
+  is the process's CPU seconds per second on ``THREADS`` threads (below ``THREADS``: the threads waited, for a lock
+  or, on a loaded machine, for a core: compare with ``cpp-control``).
 
 Every thread runs with ``torch.set_num_threads(1)`` and its own input. Throughput is calls per second over all
 threads during a fixed window (all threads start together); ``speedup`` is throughput on ``THREADS`` threads over
@@ -37,7 +43,12 @@ from ..aoti import load_for_threads
 from ._timing import Unavailable, failure, static_shapes
 
 WARMUP = 5
-RUNTIMES = ("control", "torchvision", "eager", "scripted", "compiled", "aoti", "onnxruntime")
+RUNTIMES = (
+    "control", "torchvision", "eager", "scripted", "compiled", "aoti", "onnxruntime", "cpp-control", "cpp-script",
+    "cpp-aoti",
+)
+EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "examples",
+                       "deploy")
 Fn = Callable[[torch.Tensor], Any]
 
 
@@ -58,6 +69,8 @@ def build(runtime: str, job: str, example: torch.Tensor, workdir: str, threads: 
 
 
 def _build(runtime: str, job: str, example: torch.Tensor, workdir: str, threads: int, strict: bool) -> Fn:
+    if runtime == "cpp-control":
+        return CppRuntime(runtime, job, None, example, workdir, strict)
     if runtime == "control":
         # No pipeline: a float matmul of about the pipelines' cost, all in one aten call that releases the GIL. Its
         # speedup is what the machine allows at the moment (~2 on 2 idle cores, less when others use them).
@@ -92,6 +105,8 @@ def _build(runtime: str, job: str, example: torch.Tensor, workdir: str, threads:
             fn = load_for_threads(path, threads)
         elif runtime == "onnxruntime":
             fn = _onnxruntime(pipeline, example, workdir, job)
+        elif runtime in ("cpp-control", "cpp-script", "cpp-aoti"):
+            return CppRuntime(runtime, job, pipeline, example, workdir, strict)
         else:
             raise ValueError(runtime)
     for _ in range(WARMUP):  # compiles; TorchScript's profiling executor optimises after its first calls
@@ -117,6 +132,67 @@ def _onnxruntime(pipeline: Any, example: torch.Tensor, workdir: str, job: str) -
     session = ort.InferenceSession(path, options)
     name = session.get_inputs()[0].name
     return lambda x: session.run(None, {name: x.numpy()})[0]
+
+
+def _example_module(name: str) -> Any:
+    """examples/deploy/<name>.py of this checkout (not installed with the package: Unavailable without it)."""
+    import importlib.util
+
+    path = os.path.join(EXAMPLE, f"{name}.py")
+    if not os.path.exists(path):
+        raise Unavailable(f"the C++ example is not here ({path}): run from a checkout of jitvision")
+    spec = importlib.util.spec_from_file_location(f"_jitvision_deploy_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class CppRuntime:
+    """A runtime measured by the C++ example's threads mode (``deploy --threads N``): each measurement is one run
+    of the binary (loading is not timed), throughput over all threads in the window."""
+
+    def __init__(self, runtime: str, job: str, pipeline: Any, example: torch.Tensor, workdir: str, strict: bool):
+        from .. import _native
+
+        deploy_build, deploy_export = _example_module("build"), _example_module("export")
+        self.binary = str(deploy_build.build(quiet=True))
+        self.cpu_per_s: Dict[int, float] = {}
+        if runtime == "cpp-control":
+            self.args = ["--control"]
+            return
+        if not _native.AVAILABLE:
+            raise Unavailable(f"the native library is not loaded ({_native.UNAVAILABLE_REASON})")
+        raw = os.path.join(workdir, f"{job}.raw")
+        deploy_export.write_raw(raw, example)
+        if runtime == "cpp-script":
+            path = os.path.join(workdir, f"{job}.script.pt")
+            if not os.path.exists(path):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    torch.jit.save(torch.jit.script(pipeline), path)
+            kind = "--script"
+        else:
+            path = os.path.join(workdir, f"{job}-{'strict' if strict else 'nonstrict'}.pt2")  # shared with "aoti"
+            if not os.path.exists(path):
+                exported = torch.export.export(pipeline, (example,), strict=strict)
+                torch._inductor.aoti_compile_and_package(exported, package_path=path)
+            kind = "--aoti"
+        self.args = ["--native-lib", _native.native_library_path(), kind, path, "--input", raw]
+        self.throughput(1, 0.05)  # loads and runs once: a broken artifact is reported now
+
+    def throughput(self, threads: int, seconds: float) -> float:
+        import subprocess
+
+        command = [self.binary, *self.args, "--threads", str(threads), "--seconds", str(seconds)]
+        result = subprocess.run(
+            command, capture_output=True, text=True, env=dict(os.environ, OMP_NUM_THREADS="1"), timeout=300 + seconds
+        )
+        if result.returncode != 0:
+            raise RuntimeError(f"{' '.join(command)} failed: {result.stderr.strip()[-500:]}")
+        fields = result.stdout.split()
+        values = dict(zip(fields[::2], fields[1::2]))
+        self.cpu_per_s[threads] = float(values["cpu_per_s"])
+        return float(values["calls_per_s"])
 
 
 def throughput(fn: Fn, inputs: Sequence[torch.Tensor], seconds: float) -> float:
@@ -230,16 +306,24 @@ def run(
                 for row in built:
                     if "unavailable" in row:
                         continue
+                    fn = row["fn"]
                     try:
-                        one = throughput(row["fn"], inputs[:1], seconds)
-                        many = throughput(row["fn"], inputs, seconds)
-                        held = gil_held(row["fn"], inputs[0])
+                        if isinstance(fn, CppRuntime):
+                            one, many, held = fn.throughput(1, seconds), fn.throughput(threads, seconds), None
+                        else:
+                            one, many = throughput(fn, inputs[:1], seconds), throughput(fn, inputs, seconds)
+                            held = gil_held(fn, inputs[0])
                     except Unavailable as exc:
                         row["unavailable"] = str(exc)
                         continue
+                    except Exception as exc:  # noqa: BLE001 - a C++ run that fails is reported, not fatal
+                        row["unavailable"] = str(failure(exc))
+                        continue
+                    if many > row.get("calls_n", 0.0) and isinstance(fn, CppRuntime):
+                        row["cpu_per_s"] = fn.cpu_per_s[threads]
                     row["calls_1"] = max(row.get("calls_1", 0.0), one)
                     row["calls_n"] = max(row.get("calls_n", 0.0), many)
-                    row["gil_held"] = min(row.get("gil_held", 1.0), held)
+                    row["gil_held"] = None if held is None else min(row.get("gil_held", 1.0), held)
             tv = next((r for r in rows if r["job"] == job and r["runtime"] == "torchvision" and "calls_1" in r), None)
             for row in rows:
                 row.pop("fn", None)
@@ -258,9 +342,11 @@ def format_row(row: Dict[str, Any]) -> str:
     if "time_us" not in row:
         return f"{name} unavailable: {row.get('unavailable', '?')}"
     ratio = row.get("vs_torchvision_eager")
+    held = row["gil_held"]
+    cpu = f" cpu/s {row['cpu_per_s']:.2f}" if "cpu_per_s" in row else ""
     return (
         f"{name} {row['time_us']:9.1f} {ratio if ratio is not None else float('nan'):9.2f} {row['calls_1']:9.0f} "
-        f"{row['calls_n']:9.0f} {row['speedup']:8.2f} {row['gil_held']:9.2f}"
+        f"{row['calls_n']:9.0f} {row['speedup']:8.2f} {'-' if held is None else f'{held:.2f}':>9}{cpu}"
     )
 
 
@@ -268,16 +354,19 @@ def format_markdown(rows: List[Dict[str, Any]]) -> str:
     threads = rows[0]["threads"] if rows else 2
     lines = [
         f"| job | runtime | us/call (1 thread) | x torchvision eager | calls/s, 1 thread | calls/s, {threads} threads "
-        f"| speedup | GIL held |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        f"| speedup | GIL held | cpu/s ({threads} threads) |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for row in rows:
         if "time_us" not in row:
-            lines.append(f"| {row['job']} | {row['runtime']} | unavailable: {row.get('unavailable', '?')} | | | | | |")
+            reason = row.get("unavailable", "?")
+            lines.append(f"| {row['job']} | {row['runtime']} | unavailable: {reason} | | | | | | |")
             continue
         ratio = row.get("vs_torchvision_eager")
+        held = "-" if row["gil_held"] is None else f"{row['gil_held']:.2f}"
+        cpu = f"{row['cpu_per_s']:.2f}" if "cpu_per_s" in row else "-"
         lines.append(
             f"| {row['job']} | {row['runtime']} | {row['time_us']:.0f} | {'-' if ratio is None else f'{ratio:.2f}'} "
-            f"| {row['calls_1']:.0f} | {row['calls_n']:.0f} | x{row['speedup']:.2f} | {row['gil_held']:.2f} |"
+            f"| {row['calls_1']:.0f} | {row['calls_n']:.0f} | x{row['speedup']:.2f} | {held} | {cpu} |"
         )
     return "\n".join(lines)
