@@ -18,9 +18,12 @@
 // --threads N   threads mode (instead of the calls above): N threads, each with its own module (torch::jit::load)
 //               or its own package loader (one runner), its own copy of the input and one intra-op thread, call
 //               the pipeline in a loop for --seconds S (default 2, after a warm-up of 20 calls each, all threads
-//               released together) and print "threads N calls C seconds T calls_per_s X cpu_per_s U" (U: the
-//               process's CPU seconds per second of the window, at most N: below N, the threads waited for a lock
-//               or, on a shared machine, for a core). With --out, thread t writes its first output to PREFIX<t>.raw.
+//               released together) and print "threads N calls C seconds T calls_per_s X cpu_per_s U cpu_us_per_call
+//               P waits_per_call W" (U: the process's CPU seconds per second of the window, at most N: below N,
+//               the threads waited, for a lock or, on a shared machine, for a core; P: CPU time per call, which
+//               grows with N if the threads slow each other down (memory bandwidth, cache, spinning); W: voluntary
+//               context switches per call, a thread blocking on a lock or a condition: ~0 if nothing serialises,
+//               whatever the machine's load). With --out, thread t writes its first output to PREFIX<t>.raw.
 // --control     (threads mode, instead of --script/--aoti) a 200x200 float torch::mm per call: what the machine
 //               gives N threads of a C++ process at the moment (the pipelines' speedups read against it).
 // --shared-loader  (threads mode, --aoti) one package loader with N runners for all threads instead of N loaders.
@@ -32,6 +35,7 @@
 // thread per core (measured: 11 ms instead of 1.2 ms per call from C++ threads).
 
 #include <dlfcn.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <algorithm>
@@ -117,6 +121,12 @@ Loaded load(const std::string& script, const std::string& aoti, size_t runners =
   return loaded;
 }
 
+long voluntary_switches() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_nvcsw;
+}
+
 double process_cpu_seconds() {
   timespec now{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
@@ -172,20 +182,26 @@ void run_threads(const std::string& script, const std::string& aoti, const at::T
   ready.arrive_and_wait();
   const auto begin = std::chrono::steady_clock::now();
   const double cpu_begin = process_cpu_seconds();
+  const long switches_begin = voluntary_switches();
   start.arrive_and_wait();
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
   stop.store(true);
   for (auto& worker : workers) worker.join();
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - begin;
   const double cpu = process_cpu_seconds() - cpu_begin;
+  // The joins above add one voluntary switch per thread at most (the main thread's sleep adds one): not per call.
+  const long switches = voluntary_switches() - switches_begin;
   for (const auto& error : errors) {
     if (!error.empty()) throw std::runtime_error("a thread failed: " + error);
   }
   int64_t total = 0;
   for (int64_t n : counts) total += n;
-  std::printf("threads %lld calls %lld seconds %.3f calls_per_s %.1f cpu_per_s %.2f\n",
+  const double calls = static_cast<double>(std::max<int64_t>(total, 1));
+  std::printf("threads %lld calls %lld seconds %.3f calls_per_s %.1f cpu_per_s %.2f cpu_us_per_call %.1f "
+              "waits_per_call %.3f\n",
               static_cast<long long>(threads), static_cast<long long>(total), took.count(),
-              static_cast<double>(total) / took.count(), cpu / took.count());
+              static_cast<double>(total) / took.count(), cpu / took.count(), 1e6 * cpu / calls,
+              static_cast<double>(switches) / calls);
 }
 
 int run(int argc, char** argv) {

@@ -156,7 +156,6 @@ class CppRuntime:
 
         deploy_build, deploy_export = _example_module("build"), _example_module("export")
         self.binary = str(deploy_build.build(quiet=True))
-        self.cpu_per_s: Dict[int, float] = {}
         if runtime == "cpp-control":
             self.args = ["--control"]
             return
@@ -180,7 +179,7 @@ class CppRuntime:
         self.args = ["--native-lib", _native.native_library_path(), kind, path, "--input", raw]
         self.throughput(1, 0.05)  # loads and runs once: a broken artifact is reported now
 
-    def throughput(self, threads: int, seconds: float) -> float:
+    def throughput(self, threads: int, seconds: float, stats: Optional[Dict[str, float]] = None) -> float:
         import subprocess
 
         command = [self.binary, *self.args, "--threads", str(threads), "--seconds", str(seconds)]
@@ -191,12 +190,25 @@ class CppRuntime:
             raise RuntimeError(f"{' '.join(command)} failed: {result.stderr.strip()[-500:]}")
         fields = result.stdout.split()
         values = dict(zip(fields[::2], fields[1::2]))
-        self.cpu_per_s[threads] = float(values["cpu_per_s"])
+        if stats is not None:
+            stats.update({key: float(values[key]) for key in ("cpu_per_s", "cpu_us_per_call", "waits_per_call")})
         return float(values["calls_per_s"])
 
 
-def throughput(fn: Fn, inputs: Sequence[torch.Tensor], seconds: float) -> float:
-    """Calls per second of ``fn`` over ``len(inputs)`` threads (each on its own input), all started together."""
+def _voluntary_switches() -> int:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw
+
+
+def throughput(
+    fn: Fn, inputs: Sequence[torch.Tensor], seconds: float, stats: Optional[Dict[str, float]] = None
+) -> float:
+    """Calls per second of ``fn`` over ``len(inputs)`` threads (each on its own input), all started together.
+    ``stats`` (if given) receives the window's ``cpu_per_s`` (process CPU seconds per second), ``cpu_us_per_call``
+    (grows with the thread count when the threads slow each other down or spin) and ``waits_per_call`` (voluntary
+    context switches per call: a thread blocking, on the GIL or a lock; ~0 when nothing serialises, whatever the
+    machine's load)."""
     barrier = threading.Barrier(len(inputs) + 1)
     counts = [0] * len(inputs)
     stop = threading.Event()
@@ -216,6 +228,7 @@ def throughput(fn: Fn, inputs: Sequence[torch.Tensor], seconds: float) -> float:
     workers = [threading.Thread(target=work, args=(i,), daemon=True) for i in range(len(inputs))]
     for w in workers:
         w.start()
+    cpu, switches = time.process_time(), _voluntary_switches()
     barrier.wait()
     start = time.perf_counter()
     time.sleep(seconds)
@@ -223,10 +236,14 @@ def throughput(fn: Fn, inputs: Sequence[torch.Tensor], seconds: float) -> float:
     for w in workers:
         w.join(timeout=max(60.0, 20 * seconds))
     elapsed = time.perf_counter() - start
+    cpu, switches = time.process_time() - cpu, _voluntary_switches() - switches
     if any(w.is_alive() for w in workers):
         raise Unavailable(f"threads still running {elapsed:.0f} s after the window: a deadlock or a stuck call")
     if errors:
         raise failure(errors[0])
+    calls = max(sum(counts), 1)
+    if stats is not None:
+        stats.update(cpu_per_s=cpu / elapsed, cpu_us_per_call=1e6 * cpu / calls, waits_per_call=switches / calls)
     return sum(counts) / elapsed
 
 
@@ -307,11 +324,15 @@ def run(
                     if "unavailable" in row:
                         continue
                     fn = row["fn"]
+                    stats_1: Dict[str, float] = {}
+                    stats_n: Dict[str, float] = {}
                     try:
                         if isinstance(fn, CppRuntime):
-                            one, many, held = fn.throughput(1, seconds), fn.throughput(threads, seconds), None
+                            one, held = fn.throughput(1, seconds, stats_1), None
+                            many = fn.throughput(threads, seconds, stats_n)
                         else:
-                            one, many = throughput(fn, inputs[:1], seconds), throughput(fn, inputs, seconds)
+                            one = throughput(fn, inputs[:1], seconds, stats_1)
+                            many = throughput(fn, inputs, seconds, stats_n)
                             held = gil_held(fn, inputs[0])
                     except Unavailable as exc:
                         row["unavailable"] = str(exc)
@@ -319,8 +340,12 @@ def run(
                     except Exception as exc:  # noqa: BLE001 - a C++ run that fails is reported, not fatal
                         row["unavailable"] = str(failure(exc))
                         continue
-                    if many > row.get("calls_n", 0.0) and isinstance(fn, CppRuntime):
-                        row["cpu_per_s"] = fn.cpu_per_s[threads]
+                    if many > row.get("calls_n", 0.0):  # the window statistics of the best round
+                        row["cpu_per_s"] = stats_n["cpu_per_s"]
+                        row["waits_per_call"] = stats_n["waits_per_call"]
+                        row["cpu_us_n"] = stats_n["cpu_us_per_call"]
+                    if one > row.get("calls_1", 0.0):
+                        row["cpu_us_1"] = stats_1["cpu_us_per_call"]
                     row["calls_1"] = max(row.get("calls_1", 0.0), one)
                     row["calls_n"] = max(row.get("calls_n", 0.0), many)
                     row["gil_held"] = None if held is None else min(row.get("gil_held", 1.0), held)
@@ -337,36 +362,52 @@ def run(
     return rows
 
 
+def _diagnosis(row: Dict[str, Any]) -> List[str]:
+    """cpu/s on N threads, CPU us per call on 1 and N threads, voluntary switches per call on N threads."""
+    if "cpu_per_s" not in row:
+        return ["-", "-", "-"]
+    return [
+        f"{row['cpu_per_s']:.2f}",
+        f"{row.get('cpu_us_1', float('nan')):.0f} / {row['cpu_us_n']:.0f}",
+        f"{row['waits_per_call']:.3f}",
+    ]
+
+
 def format_row(row: Dict[str, Any]) -> str:
     name = f"{row['job']:<6} {row['runtime']:<12}"
     if "time_us" not in row:
         return f"{name} unavailable: {row.get('unavailable', '?')}"
     ratio = row.get("vs_torchvision_eager")
     held = row["gil_held"]
-    cpu = f" cpu/s {row['cpu_per_s']:.2f}" if "cpu_per_s" in row else ""
+    cpu, cpu_us, waits = _diagnosis(row)
     return (
         f"{name} {row['time_us']:9.1f} {ratio if ratio is not None else float('nan'):9.2f} {row['calls_1']:9.0f} "
-        f"{row['calls_n']:9.0f} {row['speedup']:8.2f} {'-' if held is None else f'{held:.2f}':>9}{cpu}"
+        f"{row['calls_n']:9.0f} {row['speedup']:8.2f} {'-' if held is None else f'{held:.2f}':>9} cpu/s {cpu} "
+        f"cpu us/call {cpu_us} waits/call {waits}"
     )
 
 
 def format_markdown(rows: List[Dict[str, Any]]) -> str:
+    """The table; the last three columns say why a speedup is below the thread count: ``cpu/s`` (process CPU seconds
+    per second on N threads: below N, the threads waited, for the GIL, a lock or a core), ``CPU us/call`` on 1 / N
+    threads (grows when the threads slow each other down) and ``waits/call`` on N threads (voluntary context
+    switches per call: blocking on the GIL or a lock; ~0 when nothing serialises, whatever the machine's load)."""
     threads = rows[0]["threads"] if rows else 2
     lines = [
         f"| job | runtime | us/call (1 thread) | x torchvision eager | calls/s, 1 thread | calls/s, {threads} threads "
-        f"| speedup | GIL held | cpu/s ({threads} threads) |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        f"| speedup | GIL held | cpu/s ({threads} threads) | CPU us/call (1 / {threads}) | waits/call |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for row in rows:
         if "time_us" not in row:
             reason = row.get("unavailable", "?")
-            lines.append(f"| {row['job']} | {row['runtime']} | unavailable: {reason} | | | | | | |")
+            lines.append(f"| {row['job']} | {row['runtime']} | unavailable: {reason} | | | | | | | | |")
             continue
         ratio = row.get("vs_torchvision_eager")
         held = "-" if row["gil_held"] is None else f"{row['gil_held']:.2f}"
-        cpu = f"{row['cpu_per_s']:.2f}" if "cpu_per_s" in row else "-"
         lines.append(
             f"| {row['job']} | {row['runtime']} | {row['time_us']:.0f} | {'-' if ratio is None else f'{ratio:.2f}'} "
-            f"| {row['calls_1']:.0f} | {row['calls_n']:.0f} | x{row['speedup']:.2f} | {held} | {cpu} |"
+            f"| {row['calls_1']:.0f} | {row['calls_n']:.0f} | x{row['speedup']:.2f} | {held} | "
+            + " | ".join(_diagnosis(row)) + " |"
         )
     return "\n".join(lines)
