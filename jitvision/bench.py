@@ -445,10 +445,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "--augment", action="store_true", help="timm-style training pipelines with TrivialAugmentWide / RandAugment"
     )
     job.add_argument(
-        "--threads", type=int, metavar="N", help="throughput on N threads vs 1: eager, scripted, compiled, AOTI, ONNX"
+        "--threads",
+        type=int,
+        metavar="N",
+        help="throughput on N threads vs 1: eager, scripted, compiled, AOTI, ONNX, C++",
     )
     parser.add_argument(
-        "--runtimes", help="--threads: comma-separated: control,torchvision,eager,scripted,compiled,aoti,onnxruntime"
+        "--runtimes",
+        help="--threads: comma-separated: control,torchvision,eager,scripted,compiled,aoti,onnxruntime,cpp-control,"
+        "cpp-script,cpp-aoti (the cpp-* rows run the C++ example examples/deploy: a checkout only)",
     )
     parser.add_argument("--aoti-dir", help="--threads: where AOTI packages and ONNX files are kept (and reused)")
     parser.add_argument(

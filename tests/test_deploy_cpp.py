@@ -7,6 +7,7 @@ The binary is cached in build/deploy (keyed by the source); the artifacts are bu
 """
 
 import importlib
+import subprocess
 import sys
 from pathlib import Path
 
@@ -84,3 +85,35 @@ def test_native_artifacts_need_the_library_loaded_first(artifacts, kind, tmp_pat
     # Neither a scripted module nor an AOTInductor package records that it needs the op library.
     with pytest.raises(RuntimeError, match="jitvision_native"):
         _run(artifacts, "train", kind, native=False, tmp=tmp_path)
+
+
+@pytest.mark.parametrize("kind", ["script", "aoti"])
+def test_threads_mode_runs_each_thread_its_own_pipeline(artifacts, kind, tmp_path):
+    binary, paths = artifacts
+    prefix = str(tmp_path / "thread-")
+    out = deploy_export.run_binary(
+        binary, kind, paths[f"infer.{kind}"], paths["infer.raw"], "--threads", "2", "--seconds", "0.2", "--out", prefix
+    )
+    fields = out.split()
+    values = dict(zip(fields[::2], fields[1::2]))
+    assert values["threads"] == "2" and int(values["calls"]) > 0 and float(values["calls_per_s"]) > 0, out
+    assert 0 < float(values["cpu_per_s"]) <= 2.5, out
+    expected = _eager("infer", deploy_export.read_raw(paths["infer.raw"]), 1)[0]
+    for thread in range(2):
+        torch.testing.assert_close(deploy_export.read_raw(Path(f"{prefix}{thread}.raw")), expected, rtol=0, atol=0)
+
+
+def test_threads_mode_control_and_random_pipeline(artifacts, tmp_path):
+    binary, paths = artifacts
+    control = subprocess.run(
+        [str(binary), "--control", "--threads", "2", "--seconds", "0.1"], capture_output=True, text=True, check=True
+    )
+    assert control.stdout.startswith("threads 2 calls "), control.stdout
+    prefix = str(tmp_path / "train-")
+    deploy_export.run_binary(
+        binary, "script", paths["train.script"], paths["train.raw"], "--threads", "2", "--seconds", "0.1", "--out",
+        prefix,
+    )
+    first, second = (deploy_export.read_raw(Path(f"{prefix}{t}.raw")) for t in range(2))
+    assert first.shape == second.shape == (3, 224, 224) and first.dtype == torch.float32
+    assert not torch.equal(first, second)  # the draws stay live across threads (one global generator)

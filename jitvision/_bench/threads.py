@@ -12,7 +12,13 @@ Normalize on a 3x256x256 uint8 image; ``infer``: Resize(256) + CenterCrop(224) +
 - ``aoti``: ``torch._inductor.aoti_compile_and_package`` of ``torch.export.export(pipeline, strict=...)``, loaded
   with ``jitvision.aoti.load_for_threads(path, THREADS)`` (one runner per thread, see there: the default single
   runner can deadlock);
-- ``onnxruntime``: ``jitvision.onnx.export`` run in an ``InferenceSession`` (1 intra-op thread), if installed.
+- ``onnxruntime``: ``jitvision.onnx.export`` run in an ``InferenceSession`` (1 intra-op thread), if installed;
+- ``cpp-control``, ``cpp-script``, ``cpp-aoti``: the C++ example (``examples/deploy``, built against the installed
+  torch; needs a checkout, not a wheel) in its threads mode, no Python in the loop: a 200x200 ``torch::mm`` per
+  call (what the machine gives the C++ threads), the scripted pipeline (native ops), the AOTInductor package; each
+  thread loads its own module or package, with one intra-op thread. ``GIL held`` is ``-`` (no GIL); ``cpu/s``
+  is the process's CPU seconds per second on ``THREADS`` threads (below ``THREADS``: the threads waited, for a lock
+  or, on a loaded machine, for a core: compare with ``cpp-control``).
 
 Every thread runs with ``torch.set_num_threads(1)`` and its own input. Throughput is calls per second over all
 threads during a fixed window (all threads start together); ``speedup`` is throughput on ``THREADS`` threads over
@@ -37,7 +43,12 @@ from ..aoti import load_for_threads
 from ._timing import Unavailable, failure, static_shapes
 
 WARMUP = 5
-RUNTIMES = ("control", "torchvision", "eager", "scripted", "compiled", "aoti", "onnxruntime")
+RUNTIMES = (
+    "control", "torchvision", "eager", "scripted", "compiled", "aoti", "onnxruntime", "cpp-control", "cpp-script",
+    "cpp-aoti",
+)
+EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "examples",
+                       "deploy")
 Fn = Callable[[torch.Tensor], Any]
 
 
@@ -58,6 +69,8 @@ def build(runtime: str, job: str, example: torch.Tensor, workdir: str, threads: 
 
 
 def _build(runtime: str, job: str, example: torch.Tensor, workdir: str, threads: int, strict: bool) -> Fn:
+    if runtime == "cpp-control":
+        return CppRuntime(runtime, job, None, example, workdir, strict)
     if runtime == "control":
         # No pipeline: a float matmul of about the pipelines' cost, all in one aten call that releases the GIL. Its
         # speedup is what the machine allows at the moment (~2 on 2 idle cores, less when others use them).
@@ -92,6 +105,8 @@ def _build(runtime: str, job: str, example: torch.Tensor, workdir: str, threads:
             fn = load_for_threads(path, threads)
         elif runtime == "onnxruntime":
             fn = _onnxruntime(pipeline, example, workdir, job)
+        elif runtime in ("cpp-control", "cpp-script", "cpp-aoti"):
+            return CppRuntime(runtime, job, pipeline, example, workdir, strict)
         else:
             raise ValueError(runtime)
     for _ in range(WARMUP):  # compiles; TorchScript's profiling executor optimises after its first calls
@@ -119,8 +134,81 @@ def _onnxruntime(pipeline: Any, example: torch.Tensor, workdir: str, job: str) -
     return lambda x: session.run(None, {name: x.numpy()})[0]
 
 
-def throughput(fn: Fn, inputs: Sequence[torch.Tensor], seconds: float) -> float:
-    """Calls per second of ``fn`` over ``len(inputs)`` threads (each on its own input), all started together."""
+def _example_module(name: str) -> Any:
+    """examples/deploy/<name>.py of this checkout (not installed with the package: Unavailable without it)."""
+    import importlib.util
+
+    path = os.path.join(EXAMPLE, f"{name}.py")
+    if not os.path.exists(path):
+        raise Unavailable(f"the C++ example is not here ({path}): run from a checkout of jitvision")
+    spec = importlib.util.spec_from_file_location(f"_jitvision_deploy_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class CppRuntime:
+    """A runtime measured by the C++ example's threads mode (``deploy --threads N``): each measurement is one run
+    of the binary (loading is not timed), throughput over all threads in the window."""
+
+    def __init__(self, runtime: str, job: str, pipeline: Any, example: torch.Tensor, workdir: str, strict: bool):
+        from .. import _native
+
+        deploy_build, deploy_export = _example_module("build"), _example_module("export")
+        self.binary = str(deploy_build.build(quiet=True))
+        if runtime == "cpp-control":
+            self.args = ["--control"]
+            return
+        if not _native.AVAILABLE:
+            raise Unavailable(f"the native library is not loaded ({_native.UNAVAILABLE_REASON})")
+        raw = os.path.join(workdir, f"{job}.raw")
+        deploy_export.write_raw(raw, example)
+        if runtime == "cpp-script":
+            path = os.path.join(workdir, f"{job}.script.pt")
+            if not os.path.exists(path):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    torch.jit.save(torch.jit.script(pipeline), path)
+            kind = "--script"
+        else:
+            path = os.path.join(workdir, f"{job}-{'strict' if strict else 'nonstrict'}.pt2")  # shared with "aoti"
+            if not os.path.exists(path):
+                exported = torch.export.export(pipeline, (example,), strict=strict)
+                torch._inductor.aoti_compile_and_package(exported, package_path=path)
+            kind = "--aoti"
+        self.args = ["--native-lib", _native.native_library_path(), kind, path, "--input", raw]
+        self.throughput(1, 0.05)  # loads and runs once: a broken artifact is reported now
+
+    def throughput(self, threads: int, seconds: float, stats: Optional[Dict[str, float]] = None) -> float:
+        import subprocess
+
+        command = [self.binary, *self.args, "--threads", str(threads), "--seconds", str(seconds)]
+        result = subprocess.run(
+            command, capture_output=True, text=True, env=dict(os.environ, OMP_NUM_THREADS="1"), timeout=300 + seconds
+        )
+        if result.returncode != 0:
+            raise RuntimeError(f"{' '.join(command)} failed: {result.stderr.strip()[-500:]}")
+        fields = result.stdout.split()
+        values = dict(zip(fields[::2], fields[1::2]))
+        if stats is not None:
+            stats.update({key: float(values[key]) for key in ("cpu_per_s", "cpu_us_per_call", "waits_per_call")})
+        return float(values["calls_per_s"])
+
+
+def _voluntary_switches() -> int:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw
+
+
+def throughput(
+    fn: Fn, inputs: Sequence[torch.Tensor], seconds: float, stats: Optional[Dict[str, float]] = None
+) -> float:
+    """Calls per second of ``fn`` over ``len(inputs)`` threads (each on its own input), all started together.
+    ``stats`` (if given) receives the window's ``cpu_per_s`` (process CPU seconds per second), ``cpu_us_per_call``
+    (grows with the thread count when the threads slow each other down or spin) and ``waits_per_call`` (voluntary
+    context switches per call: a thread blocking, on the GIL or a lock; ~0 when nothing serialises, whatever the
+    machine's load)."""
     barrier = threading.Barrier(len(inputs) + 1)
     counts = [0] * len(inputs)
     stop = threading.Event()
@@ -140,6 +228,7 @@ def throughput(fn: Fn, inputs: Sequence[torch.Tensor], seconds: float) -> float:
     workers = [threading.Thread(target=work, args=(i,), daemon=True) for i in range(len(inputs))]
     for w in workers:
         w.start()
+    cpu, switches = time.process_time(), _voluntary_switches()
     barrier.wait()
     start = time.perf_counter()
     time.sleep(seconds)
@@ -147,10 +236,14 @@ def throughput(fn: Fn, inputs: Sequence[torch.Tensor], seconds: float) -> float:
     for w in workers:
         w.join(timeout=max(60.0, 20 * seconds))
     elapsed = time.perf_counter() - start
+    cpu, switches = time.process_time() - cpu, _voluntary_switches() - switches
     if any(w.is_alive() for w in workers):
         raise Unavailable(f"threads still running {elapsed:.0f} s after the window: a deadlock or a stuck call")
     if errors:
         raise failure(errors[0])
+    calls = max(sum(counts), 1)
+    if stats is not None:
+        stats.update(cpu_per_s=cpu / elapsed, cpu_us_per_call=1e6 * cpu / calls, waits_per_call=switches / calls)
     return sum(counts) / elapsed
 
 
@@ -230,16 +323,32 @@ def run(
                 for row in built:
                     if "unavailable" in row:
                         continue
+                    fn = row["fn"]
+                    stats_1: Dict[str, float] = {}
+                    stats_n: Dict[str, float] = {}
                     try:
-                        one = throughput(row["fn"], inputs[:1], seconds)
-                        many = throughput(row["fn"], inputs, seconds)
-                        held = gil_held(row["fn"], inputs[0])
+                        if isinstance(fn, CppRuntime):
+                            one, held = fn.throughput(1, seconds, stats_1), None
+                            many = fn.throughput(threads, seconds, stats_n)
+                        else:
+                            one = throughput(fn, inputs[:1], seconds, stats_1)
+                            many = throughput(fn, inputs, seconds, stats_n)
+                            held = gil_held(fn, inputs[0])
                     except Unavailable as exc:
                         row["unavailable"] = str(exc)
                         continue
+                    except Exception as exc:  # noqa: BLE001 - a C++ run that fails is reported, not fatal
+                        row["unavailable"] = str(failure(exc))
+                        continue
+                    if many > row.get("calls_n", 0.0):  # the window statistics of the best round
+                        row["cpu_per_s"] = stats_n["cpu_per_s"]
+                        row["waits_per_call"] = stats_n["waits_per_call"]
+                        row["cpu_us_n"] = stats_n["cpu_us_per_call"]
+                    if one > row.get("calls_1", 0.0):
+                        row["cpu_us_1"] = stats_1["cpu_us_per_call"]
                     row["calls_1"] = max(row.get("calls_1", 0.0), one)
                     row["calls_n"] = max(row.get("calls_n", 0.0), many)
-                    row["gil_held"] = min(row.get("gil_held", 1.0), held)
+                    row["gil_held"] = None if held is None else min(row.get("gil_held", 1.0), held)
             tv = next((r for r in rows if r["job"] == job and r["runtime"] == "torchvision" and "calls_1" in r), None)
             for row in rows:
                 row.pop("fn", None)
@@ -253,31 +362,52 @@ def run(
     return rows
 
 
+def _diagnosis(row: Dict[str, Any]) -> List[str]:
+    """cpu/s on N threads, CPU us per call on 1 and N threads, voluntary switches per call on N threads."""
+    if "cpu_per_s" not in row:
+        return ["-", "-", "-"]
+    return [
+        f"{row['cpu_per_s']:.2f}",
+        f"{row.get('cpu_us_1', float('nan')):.0f} / {row['cpu_us_n']:.0f}",
+        f"{row['waits_per_call']:.3f}",
+    ]
+
+
 def format_row(row: Dict[str, Any]) -> str:
     name = f"{row['job']:<6} {row['runtime']:<12}"
     if "time_us" not in row:
         return f"{name} unavailable: {row.get('unavailable', '?')}"
     ratio = row.get("vs_torchvision_eager")
+    held = row["gil_held"]
+    cpu, cpu_us, waits = _diagnosis(row)
     return (
         f"{name} {row['time_us']:9.1f} {ratio if ratio is not None else float('nan'):9.2f} {row['calls_1']:9.0f} "
-        f"{row['calls_n']:9.0f} {row['speedup']:8.2f} {row['gil_held']:9.2f}"
+        f"{row['calls_n']:9.0f} {row['speedup']:8.2f} {'-' if held is None else f'{held:.2f}':>9} cpu/s {cpu} "
+        f"cpu us/call {cpu_us} waits/call {waits}"
     )
 
 
 def format_markdown(rows: List[Dict[str, Any]]) -> str:
+    """The table; the last three columns say why a speedup is below the thread count: ``cpu/s`` (process CPU seconds
+    per second on N threads: below N, the threads waited, for the GIL, a lock or a core), ``CPU us/call`` on 1 / N
+    threads (grows when the threads slow each other down) and ``waits/call`` on N threads (voluntary context
+    switches per call: blocking on the GIL or a lock; ~0 when nothing serialises, whatever the machine's load)."""
     threads = rows[0]["threads"] if rows else 2
     lines = [
         f"| job | runtime | us/call (1 thread) | x torchvision eager | calls/s, 1 thread | calls/s, {threads} threads "
-        f"| speedup | GIL held |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        f"| speedup | GIL held | cpu/s ({threads} threads) | CPU us/call (1 / {threads}) | waits/call |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for row in rows:
         if "time_us" not in row:
-            lines.append(f"| {row['job']} | {row['runtime']} | unavailable: {row.get('unavailable', '?')} | | | | | |")
+            reason = row.get("unavailable", "?")
+            lines.append(f"| {row['job']} | {row['runtime']} | unavailable: {reason} | | | | | | | | |")
             continue
         ratio = row.get("vs_torchvision_eager")
+        held = "-" if row["gil_held"] is None else f"{row['gil_held']:.2f}"
         lines.append(
             f"| {row['job']} | {row['runtime']} | {row['time_us']:.0f} | {'-' if ratio is None else f'{ratio:.2f}'} "
-            f"| {row['calls_1']:.0f} | {row['calls_n']:.0f} | x{row['speedup']:.2f} | {row['gil_held']:.2f} |"
+            f"| {row['calls_1']:.0f} | {row['calls_n']:.0f} | x{row['speedup']:.2f} | {held} | "
+            + " | ".join(_diagnosis(row)) + " |"
         )
     return "\n".join(lines)

@@ -103,6 +103,9 @@ class Compose(Transform):
         clone = copy.copy(self)
         clone._modules = dict(self._modules)
         clone._modules["_script_prefix"] = script_prefix(tuple(self.transforms))
+        # A list of its own: torch.jit.script replaces the children by what their __prepare_scriptable__ returns
+        # (Resize's may be a copy), in place, and this Compose's list must stay as it is.
+        clone._modules["transforms"] = nn.ModuleList(list(self.transforms))
         return clone
 
     def forward(self, inpt: torch.Tensor) -> torch.Tensor:

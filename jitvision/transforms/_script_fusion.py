@@ -10,9 +10,18 @@ the prefix module, so the eager module is not changed. Such a scripted module ne
 is loaded (in C++: load ``jitvision.native_library_path()`` first). With native scripting off, the scripted Compose
 calls only torch ops (``interpolate``): a plain libtorch loads it, and it is slower (see the README's Deploy
 section).
+
+A standalone ``Resize`` or ``RandomResizedCrop`` (bilinear, antialiased) makes the same choice:
+``torch.jit.script`` calls its ``__prepare_scriptable__``, which (``script_standalone``) returns a shallow copy
+holding a ``NativeStandalone`` as ``_script_native`` when native scripting is on and the library is loaded, else the
+transform itself. The scripted ``transform`` tests ``hasattr(self, "_script_native")`` (resolved when scripting, so
+the portable graph has no native op in it) and, on a uint8 CPU image, makes one native call: ``resize_center_crop``
+for Resize, ``resized_crop`` at the box the transform drew for RandomResizedCrop (the draw is unchanged: same
+random numbers, same output as eager).
 """
 
 import contextlib
+import copy
 from typing import Any, Iterator, List, Optional, Sequence
 
 import torch
@@ -119,6 +128,51 @@ class NativePrefix(nn.Module):
                 image, self.size, self.max_size, self.crop_size, mean, std, self.to_float
             )
         return out.squeeze(0)
+
+
+class NativeStandalone(nn.Module):
+    """A standalone scripted Resize (``kind`` 1) or RandomResizedCrop (``kind`` 0) as one native call on a uint8
+    CPU image (``fuses``); the box of RandomResizedCrop is the one its ``_draw`` drew."""
+
+    size: List[int]  # empty for Resize(None, max_size): a class annotation, TorchScript cannot infer it from []
+    max_size: Optional[int]
+
+    def __init__(self, transform: nn.Module) -> None:
+        super().__init__()
+        self.kind = 0 if isinstance(transform, RandomResizedCrop) else 1
+        size = transform.size
+        self.size = list(size) if size is not None else []
+        self.max_size = None if self.kind == 0 else transform.max_size
+
+    @torch.jit.export
+    def fuses(self, inpt: torch.Tensor) -> bool:
+        if inpt.dtype != torch.uint8 or inpt.device.type != "cpu" or inpt.dim() < 3:
+            return False
+        return inpt.shape[-1] != 0 and inpt.shape[-2] != 0
+
+    def forward(self, inpt: torch.Tensor, box: Optional[torch.Tensor]) -> torch.Tensor:
+        image = inpt.unsqueeze(0)
+        if self.kind == 0 and box is not None:
+            out = torch.ops.jitvision_native.resized_crop(image, box, None, self.size, None, None, False)
+        else:
+            out = torch.ops.jitvision_native.resize_center_crop(image, self.size, self.max_size, None, None, None,
+                                                                False)
+        return out.squeeze(0)
+
+
+def script_standalone(transform: nn.Module) -> nn.Module:
+    """What ``torch.jit.script`` compiles for a standalone Resize or RandomResizedCrop (its
+    ``__prepare_scriptable__``): a shallow copy holding ``_script_native`` when native scripting is on, the library
+    is loaded and the transform is bilinear antialiased (exact type, no subclass); else ``transform`` itself."""
+    native = type(transform) in (Resize, RandomResizedCrop) and _bilinear_antialiased(transform)
+    if isinstance(transform, Resize) and transform.size is not None and len(transform.size) == 0:
+        native = False
+    if not (native and _SCRIPT_NATIVE[0] and _native.AVAILABLE):
+        return transform
+    clone = copy.copy(transform)
+    clone._modules = dict(transform._modules)
+    clone._modules["_script_native"] = NativeStandalone(transform)
+    return clone
 
 
 def fused_prefix_length(transforms: Sequence[Any]) -> int:

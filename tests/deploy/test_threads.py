@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import warnings
 
@@ -76,6 +77,7 @@ def test_threads_job_rows():
     assert [(r["job"], r["runtime"]) for r in rows] == [("train", "eager"), ("train", "torchvision")]
     for row in rows:
         assert row["calls_1"] > 0 and row["calls_n"] > 0 and row["speedup"] > 0 and 0 < row["gil_held"] <= 1
+        assert row["cpu_per_s"] > 0 and row["cpu_us_1"] > 0 and row["cpu_us_n"] > 0 and row["waits_per_call"] >= 0
     assert rows[1]["vs_torchvision_eager"] == pytest.approx(1.0)
     assert rows[0]["vs_torchvision_eager"] == pytest.approx(rows[0]["time_us"] / rows[1]["time_us"])
     table = threads.format_markdown(rows)
@@ -111,3 +113,18 @@ def test_bench_cli_threads(tmp_path, capsys):
     assert data["threads"] == 2 and [row["runtime"] for row in data["rows"]] == ["torchvision", "eager"]
     with pytest.raises(SystemExit):
         bench.main(["--threads", "1"])
+
+
+def test_throughput_window_statistics_see_a_lock():
+    matrix = torch.rand(200, 200)
+    lock = threading.Lock()
+
+    def locked(x):
+        with lock:  # two threads: one of them blocks on the lock (a voluntary context switch) now and then
+            return torch.mm(matrix, matrix)
+
+    stats = {}
+    assert threads.throughput(locked, [torch.zeros(1)] * 2, 0.3, stats) > 0
+    assert set(stats) == {"cpu_per_s", "cpu_us_per_call", "waits_per_call"}
+    assert 0 < stats["cpu_per_s"] <= 2.5 and stats["cpu_us_per_call"] > 0
+    assert stats["waits_per_call"] > 0.02, stats

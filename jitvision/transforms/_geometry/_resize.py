@@ -63,7 +63,16 @@ class Resize(Transform):
     def make_params(self, flat_inputs: List[Any]) -> Dict[str, Any]:
         return {}
 
+    def __prepare_scriptable__(self) -> "Resize":
+        from .._script_fusion import script_standalone  # not at import: _script_fusion imports this module
+
+        return script_standalone(self)
+
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        if torch.jit.is_scripting():
+            if hasattr(self, "_script_native"):  # resolved when scripting (_script_fusion.script_standalone)
+                if self._script_native.fuses(inpt):
+                    return self._script_native(inpt, None)
         return F.resize(inpt, self.size, self.interpolation, self.max_size, self.antialias)
 
     def extra_repr(self) -> str:
@@ -128,6 +137,11 @@ class RandomResizedCrop(Transform):
         if antialias is not None and not isinstance(antialias, bool):
             raise TypeError(f"{name}: antialias must be a bool, got {antialias!r}")
         self.antialias = antialias
+
+    def __prepare_scriptable__(self) -> "RandomResizedCrop":
+        from .._script_fusion import script_standalone  # not at import: _script_fusion imports this module
+
+        return script_standalone(self)
 
     def _uniforms(self, batch_shape: List[int], device: torch.device) -> torch.Tensor:
         # Rows: 10 area fractions, 10 log-ratios, the position (row, column) of the chosen region. float64 so
@@ -208,6 +222,10 @@ class RandomResizedCrop(Transform):
         if not torch.jit.is_scripting():
             if is_tracing():
                 return self._transform_traced(inpt, box)
+        else:
+            if hasattr(self, "_script_native"):  # resolved when scripting (_script_fusion.script_standalone)
+                if self._script_native.fuses(inpt):
+                    return self._script_native(inpt, box)
         top, left, height, width = torch.jit.annotate(List[int], box.tolist())
         return F.resized_crop(inpt, top, left, height, width, self.size, self.interpolation, self.antialias)
 
