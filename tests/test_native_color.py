@@ -220,3 +220,24 @@ def test_compiled_color_jitter_on_uint8_is_random_and_matches_eager():
     b = transform(image)
     assert torch.equal(a, b)
     assert tv_transforms is not None
+
+
+def test_native_random_ops_draw_as_torch_rand():
+    # random_point_u8 / color_jitter_random_u8 draw without tensors (csrc/color_draw.h): the same values as
+    # torch.rand on an equal generator, and the same effect as the ops given those draws.
+    ops = torch.ops.jitvision_native
+    image = torch.randint(0, 256, (2, 3, 19, 45), dtype=torch.uint8)
+    low, high = [0.5, 0.6, 0.0, -0.3], [1.5, 1.4, 2.0, 0.3]
+    for seed in range(8):
+        out = ops.random_point_u8(image, 0.5, 1, 100, torch.Generator().manual_seed(seed))
+        reference = torch.Generator().manual_seed(seed)
+        applied = torch.rand([], generator=reference).item() < 0.5
+        assert len(out) == int(applied)
+        if applied:
+            assert torch.equal(out[0], ops.point_u8(image, 1, 100))
+        out = ops.color_jitter_random_u8(image, low, high, 15, torch.Generator().manual_seed(seed))
+        reference = torch.Generator().manual_seed(seed)
+        order = torch.rand([1, 4], generator=reference).argsort(dim=-1)[0]
+        low_t, high_t = torch.tensor(low), torch.tensor(high)
+        factors = (low_t + (high_t - low_t) * torch.rand([1, 4], generator=reference))[0]
+        assert torch.equal(out, ops.color_jitter_u8(image, order, factors, 15))

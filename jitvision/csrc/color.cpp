@@ -32,6 +32,8 @@
 #include <ATen/ATen.h>
 #include <torch/library.h>
 
+#include "color_draw.h"
+
 // Integer-only and separately-rounded float loops: one clone per ISA, picked at load time.
 #ifdef JV_X86
 #define JV_CLONES __attribute__((target_clones("avx2", "default")))
@@ -153,8 +155,8 @@ JV_AVX2 int64_t gray_floor_sum_avx2(const uint8_t* p, int64_t plane, int64_t* su
   while (i + 8 <= plane) {
     __m256i acc = _mm256_setzero_si256();  // at most 2^20 steps of <= 255 per lane: no overflow
     for (int64_t steps = 0; steps < (int64_t{1} << 20) && i + 8 <= plane; ++steps, i += 8) {
-      const __m256 l = _mm256_floor_ps(luma8(load8(p + i), load8(p + plane + i), load8(p + 2 * plane + i)));
-      acc = _mm256_add_epi32(acc, _mm256_cvttps_epi32(l));
+      // floor(luma) is its truncation (luma >= 0): the conversion alone.
+      acc = _mm256_add_epi32(acc, _mm256_cvttps_epi32(luma8(load8(p + i), load8(p + plane + i), load8(p + 2 * plane + i))));
     }
     alignas(32) int32_t lanes[8];
     _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), acc);
@@ -485,17 +487,16 @@ at::Tensor color_jitter_random_u8(const at::Tensor& image, at::ArrayRef<double> 
                                   int64_t present, const std::optional<at::Generator>& generator) {
   const Rows s = jitter_rows(image, "color_jitter_random_u8");
   TORCH_CHECK_VALUE(low.size() == 4 && high.size() == 4, "jitvision_native.color_jitter_random_u8: expected 4 ranges");
-  const at::TensorOptions options = at::TensorOptions().dtype(at::kFloat);
-  const at::Tensor keys = at::rand({1, 4}, generator, options);
-  const at::Tensor u = at::rand({1, 4}, generator, options);
-  const float* k = keys.data_ptr<float>();
+  float k[4], u[4];
+  uniform_floats(generator, k, 4);
+  uniform_floats(generator, u, 4);
   int64_t order[4] = {0, 1, 2, 3};
   std::stable_sort(order, order + 4, [k](int64_t a, int64_t b) { return k[a] < k[b]; });
   double f[4];
   for (int i = 0; i < 4; ++i) {
     const float lo = static_cast<float>(low[i]), hi = static_cast<float>(high[i]);
     const float span = hi - lo;  // three float32 roundings, as the three tensor ops
-    const float scaled = span * u.data_ptr<float>()[i];
+    const float scaled = span * u[i];
     f[i] = static_cast<double>(lo + scaled);
   }
   const at::Tensor src = image.contiguous();

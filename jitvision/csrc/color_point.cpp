@@ -7,7 +7,7 @@
 //
 // random_point_u8(image, p, op, arg, generator): RandomInvert/RandomSolarize/RandomPosterize's eager call in one op:
 // the coin as RandomApplyTransform draws it (torch.rand([]) in float32 on the same generator, applied when u < p
-// in float32), then point_u8. It returns [] when the coin says no (the caller keeps its input: an op may not return
+// in float32; drawn as torch.rand's CPU kernel draws, without the tensor: see color_draw.h), then point_u8. It returns [] when the coin says no (the caller keeps its input: an op may not return
 // an alias of its input) and [output] when it says yes. Eager only (the list length depends on the draw).
 
 #include <cstdint>
@@ -16,6 +16,8 @@
 
 #include <ATen/ATen.h>
 #include <torch/library.h>
+
+#include "color_draw.h"
 
 #if defined(__x86_64__)
 #define JV_POINT_CLONES __attribute__((target_clones("avx2", "default")))
@@ -77,8 +79,9 @@ at::Tensor point_u8(const at::Tensor& image, int64_t op, int64_t arg) {
 std::vector<at::Tensor> random_point_u8(const at::Tensor& image, double p, int64_t op, int64_t arg,
                                         const std::optional<at::Generator>& generator) {
   check_point(image, op, arg, "random_point_u8");
-  const at::Tensor u = at::rand({}, generator, at::TensorOptions().dtype(at::kFloat));
-  if (!(*u.data_ptr<float>() < static_cast<float>(p))) return {};
+  float u;
+  uniform_floats(generator, &u, 1);
+  if (!(u < static_cast<float>(p))) return {};
   return {point_u8(image, op, arg)};
 }
 
