@@ -276,7 +276,10 @@ if AVAILABLE:
     def _same_u8(image, *args):
         return torch.empty_like(image, memory_format=torch.contiguous_format)
 
-    for _name in ("lut_u8", "adjust_u8", "color_jitter_u8", "equalize_u8", "autocontrast_u8", "sharpness_u8"):
+    # csrc/color_point.cpp: point_u8 likewise (random_point_u8 and color_jitter_random_u8 are eager-only: the first
+    # returns a list whose length depends on the draw, and compiled code draws with tensor parameters instead).
+    _SAME_U8 = ("lut_u8", "adjust_u8", "color_jitter_u8", "equalize_u8", "autocontrast_u8", "sharpness_u8", "point_u8")
+    for _name in _SAME_U8:
         torch.library.register_fake(f"jitvision_native::{_name}")(_same_u8)
 
     @torch.library.register_fake("jitvision_native::grayscale_u8")

@@ -70,18 +70,30 @@ def test_native_kernel_matches_pytorch_path_and_torchvision(name, seed, monkeypa
     assert_matches_oracle(ours, theirs, what=f"{name} native vs torchvision")
 
 
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", range(16))
 def test_native_lut_and_solarize(seed, monkeypatch):
     rng = random.Random(seed)
     image = _image(rng, rng.choice([1, 3]))
     table = torch.randint(0, 256, (256,), dtype=torch.uint8)
     expected = table[image.long()]
     torch.testing.assert_close(torch.ops.jitvision_native.lut_u8(image, table.view(1, 256)), expected, atol=0, rtol=0)
-    for kwargs in ({"threshold": rng.uniform(0, 255)}, {"bits": rng.randint(0, 8)}):
-        name = "solarize" if "threshold" in kwargs else "posterize"
+    threshold = rng.choice([rng.uniform(-5, 255), float(rng.randint(0, 255)), 0.0, 255.0])
+    for name, kwargs in (("solarize", {"threshold": threshold}), ("posterize", {"bits": rng.randint(0, 8)}),
+                         ("invert", {})):
         ours = getattr(F, name)(image, **kwargs)
         assert_matches_oracle(ours, getattr(TF, name)(image, **kwargs), what=name)
         assert torch.equal(ours, _without_native(monkeypatch, getattr(F, name), image, **kwargs))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_native_brightness_is_bit_exact(seed, monkeypatch):
+    # The vectorised brightness pass (32 values a step, a table for the rest) keeps the float32 product and the
+    # truncation: equal to the PyTorch path (torchvision's arithmetic) on every value, for any factor.
+    rng = random.Random(seed)
+    image = torch.randint(0, 256, (rng.choice([1, 3]), rng.randint(1, 90), rng.randint(1, 130)), dtype=torch.uint8)
+    factor = rng.choice([rng.uniform(0.0, 3.0), rng.uniform(0.9, 1.1), 255.0 / rng.randint(1, 255), 1e9])
+    ours = F.adjust_brightness(image, factor)
+    assert torch.equal(ours, _without_native(monkeypatch, F.adjust_brightness, image, factor))
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -157,6 +169,12 @@ def test_native_color_ops_refuse_bad_input():
         ops.lut_u8(torch.zeros(3, 4, 4, dtype=torch.uint8), torch.zeros(2, 256, dtype=torch.uint8))
     with pytest.raises(ValueError, match="3 channels"):
         ops.grayscale_u8(torch.zeros(2, 4, 4, dtype=torch.uint8))
+    with pytest.raises(ValueError, match="solarize cut"):
+        ops.point_u8(torch.zeros(3, 4, 4, dtype=torch.uint8), 1, 300)
+    with pytest.raises(ValueError, match="op must be"):
+        ops.random_point_u8(torch.zeros(3, 4, 4, dtype=torch.uint8), 0.5, 5, 0)
+    with pytest.raises(ValueError, match="1 or 3 channels"):
+        ops.color_jitter_random_u8(torch.zeros(2, 4, 4, dtype=torch.uint8), [1.0] * 4, [1.0] * 4, 1)
     with pytest.raises(ValueError, match="order holds"):
         ops.color_jitter_u8(torch.zeros(3, 4, 4, dtype=torch.uint8), torch.tensor([0, 1, 2, 9]), torch.ones(4), 15)
 
@@ -167,7 +185,7 @@ def test_native_color_ops_are_one_graph_node_and_script():
     out = assert_one_graph(transform, image)
     assert out.shape == image.shape and out.dtype == torch.uint8
     for name in ("lut_u8", "adjust_u8", "color_jitter_u8", "grayscale_u8", "equalize_u8", "autocontrast_u8",
-                 "sharpness_u8"):
+                 "sharpness_u8", "point_u8"):
         assert hasattr(torch.ops.jitvision_native, name)
     args = {
         "lut_u8": (image, torch.randint(0, 256, (3, 256), dtype=torch.uint8)),
@@ -177,6 +195,7 @@ def test_native_color_ops_are_one_graph_node_and_script():
         "equalize_u8": (image,),
         "autocontrast_u8": (image,),
         "sharpness_u8": (image, torch.tensor(2.0)),
+        "point_u8": (image, 1, 129),
     }
     for name, op_args in args.items():
         torch.library.opcheck(getattr(torch.ops.jitvision_native, name), op_args,
@@ -201,3 +220,24 @@ def test_compiled_color_jitter_on_uint8_is_random_and_matches_eager():
     b = transform(image)
     assert torch.equal(a, b)
     assert tv_transforms is not None
+
+
+def test_native_random_ops_draw_as_torch_rand():
+    # random_point_u8 / color_jitter_random_u8 draw without tensors (csrc/color_draw.h): the same values as
+    # torch.rand on an equal generator, and the same effect as the ops given those draws.
+    ops = torch.ops.jitvision_native
+    image = torch.randint(0, 256, (2, 3, 19, 45), dtype=torch.uint8)
+    low, high = [0.5, 0.6, 0.0, -0.3], [1.5, 1.4, 2.0, 0.3]
+    for seed in range(8):
+        out = ops.random_point_u8(image, 0.5, 1, 100, torch.Generator().manual_seed(seed))
+        reference = torch.Generator().manual_seed(seed)
+        applied = torch.rand([], generator=reference).item() < 0.5
+        assert len(out) == int(applied)
+        if applied:
+            assert torch.equal(out[0], ops.point_u8(image, 1, 100))
+        out = ops.color_jitter_random_u8(image, low, high, 15, torch.Generator().manual_seed(seed))
+        reference = torch.Generator().manual_seed(seed)
+        order = torch.rand([1, 4], generator=reference).argsort(dim=-1)[0]
+        low_t, high_t = torch.tensor(low), torch.tensor(high)
+        factors = (low_t + (high_t - low_t) * torch.rand([1, 4], generator=reference))[0]
+        assert torch.equal(out, ops.color_jitter_u8(image, order, factors, 15))

@@ -8,8 +8,10 @@
 //   fma(other, (float)(1 - f), x * (float)f) (1 - f in double, as Python computes it);
 // - the luma `r.mul(0.2989).add_(g, alpha=0.587).add_(b, alpha=0.114)` is fma(b, .114, fma(g, .587, r * .2989));
 // - float -> uint8 truncates (values are clamped to [0, 255] first).
-// Ops that are a function of one uint8 value per plane (brightness, contrast once the mean is known, equalize,
-// autocontrast, solarize, any table) build a 256-entry table and look every pixel up.
+// Brightness and contrast's blend (once the mean is known) compute each value directly, 32 a step with AVX2+FMA, and
+// use a 256-entry table only for the last < 32 values and on CPUs without AVX2 (a look-up is one byte a step: ~300 us
+// for 3x512x512, the vectorised pass ~4x less). Equalize and autocontrast build a table and look every pixel up;
+// invert, solarize and posterize are bit operations (color_point.cpp).
 // The file is compiled with -ffp-contract=off (setup.py), so the compiler never fuses what torch rounds twice;
 // fused steps are explicit fmaf calls (a vfmadd in the AVX2+FMA build of a loop, libm's exact fmaf without FMA).
 //
@@ -29,6 +31,8 @@
 
 #include <ATen/ATen.h>
 #include <torch/library.h>
+
+#include "color_draw.h"
 
 // Integer-only and separately-rounded float loops: one clone per ISA, picked at load time.
 #ifdef JV_X86
@@ -71,14 +75,23 @@ Rows rows_of(const at::Tensor& image, const char* op, bool need_channels) {
   return {rows, channels, plane};
 }
 
-// One double per row ([] / [1]: the same for every row).
+// One double per row ([] / [1]: the same for every row). A contiguous float/double CPU factor is read in place: the
+// .to(double) copy cost more than a small image's whole adjustment.
 std::vector<double> factors_of(const at::Tensor& factor, int64_t rows, const char* op) {
-  const at::Tensor f = factor.detach().to(at::kCPU, at::kDouble).contiguous().reshape(-1);
-  TORCH_CHECK_VALUE(f.numel() == 1 || f.numel() == rows, "jitvision_native.", op, ": expected one factor or one per ",
-                    "row (", rows, "), got ", f.numel());
+  const int64_t count = factor.numel();
+  TORCH_CHECK_VALUE(count == 1 || count == rows, "jitvision_native.", op, ": expected one factor or one per ",
+                    "row (", rows, "), got ", count);
   std::vector<double> out(static_cast<size_t>(rows));
-  const double* p = f.data_ptr<double>();
-  for (int64_t r = 0; r < rows; ++r) out[r] = p[f.numel() == 1 ? 0 : r];
+  const bool direct = factor.device().is_cpu() && factor.is_contiguous() &&
+                      (factor.scalar_type() == at::kFloat || factor.scalar_type() == at::kDouble);
+  const at::Tensor f = direct ? factor : factor.detach().to(at::kCPU, at::kDouble).contiguous();
+  if (f.scalar_type() == at::kFloat) {
+    const float* p = f.data_ptr<float>();
+    for (int64_t r = 0; r < rows; ++r) out[r] = p[count == 1 ? 0 : r];
+  } else {
+    const double* p = f.data_ptr<double>();
+    for (int64_t r = 0; r < rows; ++r) out[r] = p[count == 1 ? 0 : r];
+  }
   return out;
 }
 
@@ -142,8 +155,8 @@ JV_AVX2 int64_t gray_floor_sum_avx2(const uint8_t* p, int64_t plane, int64_t* su
   while (i + 8 <= plane) {
     __m256i acc = _mm256_setzero_si256();  // at most 2^20 steps of <= 255 per lane: no overflow
     for (int64_t steps = 0; steps < (int64_t{1} << 20) && i + 8 <= plane; ++steps, i += 8) {
-      const __m256 l = _mm256_floor_ps(luma8(load8(p + i), load8(p + plane + i), load8(p + 2 * plane + i)));
-      acc = _mm256_add_epi32(acc, _mm256_cvttps_epi32(l));
+      // floor(luma) is its truncation (luma >= 0): the conversion alone.
+      acc = _mm256_add_epi32(acc, _mm256_cvttps_epi32(luma8(load8(p + i), load8(p + plane + i), load8(p + 2 * plane + i))));
     }
     alignas(32) int32_t lanes[8];
     _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), acc);
@@ -166,16 +179,36 @@ JV_AVX2 int64_t saturation_avx2(const uint8_t* src, uint8_t* dst, int64_t plane,
   return i;
 }
 
-// x * f (brightness), or fma(other, alpha, x * f) (contrast's blend with the mean), 8 values a step: the table's
+// Four blocks of 8 values (pixels i .. i + 31 in order) clamped to at most 255, truncated and stored as 32 bytes.
+// Below 0 the packs saturate to 0 (the scalar clamp's result); two packs and one lane permute for 32 pixels (store8's
+// packs and extract per 8 pixels made the shuffle port the bottleneck of a brightness pass).
+JV_AVX2 JV_INLINE void store32(uint8_t* p, __m256 a, __m256 b, __m256 c, __m256 d) {
+  const __m256 top = _mm256_set1_ps(255.f);
+  const __m256i ab = _mm256_packus_epi32(_mm256_cvttps_epi32(_mm256_min_ps(a, top)),
+                                         _mm256_cvttps_epi32(_mm256_min_ps(b, top)));
+  const __m256i cd = _mm256_packus_epi32(_mm256_cvttps_epi32(_mm256_min_ps(c, top)),
+                                         _mm256_cvttps_epi32(_mm256_min_ps(d, top)));
+  // In-lane packs leave 4-pixel groups in the order 0, 2, 4, 6, 1, 3, 5, 7.
+  const __m256i bytes = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(ab, cd), _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), bytes);
+}
+
+// x * f (brightness), or fma(other, alpha, x * f) (contrast's blend with the mean), 32 values a step: the table's
 // values computed directly (a table look-up is one value per step).
 JV_AVX2 int64_t scale_avx2(const uint8_t* src, uint8_t* dst, int64_t n, float ff, bool blend, float other,
                            float alpha) {
   const __m256 f = _mm256_set1_ps(ff), o = _mm256_set1_ps(other), a = _mm256_set1_ps(alpha);
   int64_t i = 0;
   if (blend) {
-    for (; i + 8 <= n; i += 8) store8(dst + i, _mm256_fmadd_ps(o, a, _mm256_mul_ps(load8(src + i), f)));
+    for (; i + 32 <= n; i += 32)
+      store32(dst + i, _mm256_fmadd_ps(o, a, _mm256_mul_ps(load8(src + i), f)),
+              _mm256_fmadd_ps(o, a, _mm256_mul_ps(load8(src + i + 8), f)),
+              _mm256_fmadd_ps(o, a, _mm256_mul_ps(load8(src + i + 16), f)),
+              _mm256_fmadd_ps(o, a, _mm256_mul_ps(load8(src + i + 24), f)));
   } else {
-    for (; i + 8 <= n; i += 8) store8(dst + i, _mm256_mul_ps(load8(src + i), f));
+    for (; i + 32 <= n; i += 32)
+      store32(dst + i, _mm256_mul_ps(load8(src + i), f), _mm256_mul_ps(load8(src + i + 8), f),
+              _mm256_mul_ps(load8(src + i + 16), f), _mm256_mul_ps(load8(src + i + 24), f));
   }
   return i;
 }
@@ -398,37 +431,79 @@ at::Tensor adjust_u8(const at::Tensor& image, const at::Tensor& factor, int64_t 
   return out;
 }
 
-// ColorJitter: per row, the present adjustments (bit op of `present`) in the row's order (order [4] or [R, 4]
-// int64, factors [4] or [R, 4]), each truncated to uint8 before the next, as the unfused kernels do.
+// ColorJitter on one row: the present adjustments (bit op of `present`) in `order`, each truncated to uint8 before
+// the next, as the unfused kernels do.
+void jitter_row(const uint8_t* in, uint8_t* dst, const Rows& s, const int64_t* order, const double* f,
+                int64_t present, bool f_double) {
+  for (int pos = 0; pos < 4; ++pos) {
+    const int64_t op = order[pos];
+    TORCH_CHECK_VALUE(op >= 0 && op <= 3, "jitvision_native.color_jitter_u8: order holds ", op);
+    if (((present >> op) & 1) == 0) continue;
+    adjust_row(in, dst, s, op, f[op], f_double);
+    in = dst;
+  }
+  if (in != dst) std::memcpy(dst, in, static_cast<size_t>(s.channels * s.plane));
+}
+
+Rows jitter_rows(const at::Tensor& image, const char* op) {
+  const Rows s = rows_of(image, op, true);
+  TORCH_CHECK_VALUE(s.channels == 1 || s.channels == 3, "jitvision_native.", op, ": expected 1 or 3 channels, got ",
+                    s.channels);
+  return s;
+}
+
+// A CPU tensor of `dtype` as it is when it already is one (contiguous), else converted: small parameter tensors.
+at::Tensor as_cpu(const at::Tensor& t, at::ScalarType dtype) {
+  if (t.device().is_cpu() && t.scalar_type() == dtype && t.is_contiguous()) return t;
+  return t.detach().to(at::kCPU, dtype).contiguous();
+}
+
+// ColorJitter: per row, jitter_row with the row's order (order [4] or [R, 4] int64, factors [4] or [R, 4]).
 at::Tensor color_jitter_u8(const at::Tensor& image, const at::Tensor& order, const at::Tensor& factors,
                            int64_t present) {
-  const Rows s = rows_of(image, "color_jitter_u8", true);
-  TORCH_CHECK_VALUE(s.channels == 1 || s.channels == 3, "jitvision_native.color_jitter_u8: expected 1 or 3 channels, "
-                    "got ", s.channels);
-  const at::Tensor ord = order.detach().to(at::kCPU, at::kLong).contiguous().reshape({-1, 4});
-  const at::Tensor fac = factors.detach().to(at::kCPU, at::kDouble).contiguous().reshape({-1, 4});
+  const Rows s = jitter_rows(image, "color_jitter_u8");
+  const at::Tensor ord = as_cpu(order, at::kLong);
   const bool f_double = factors.scalar_type() == at::kDouble;
-  TORCH_CHECK_VALUE((ord.size(0) == 1 || ord.size(0) == s.rows) && fac.size(0) == ord.size(0),
+  const at::Tensor fac = as_cpu(factors, at::kDouble);
+  const int64_t sets = ord.numel() / 4;
+  TORCH_CHECK_VALUE(ord.numel() % 4 == 0 && fac.numel() == ord.numel() && (sets == 1 || sets == s.rows),
                     "jitvision_native.color_jitter_u8: expected one order and factor set, or one per row (", s.rows,
-                    "), got ", ord.size(0), " and ", fac.size(0));
+                    "), got ", ord.sizes(), " and ", fac.sizes());
   const at::Tensor src = image.contiguous();
   at::Tensor out = at::empty(image.sizes(), image.options());
   const int64_t n = s.channels * s.plane;
   for (int64_t r = 0; r < s.rows; ++r) {
-    const int64_t q = ord.size(0) == 1 ? 0 : r;
-    const int64_t* o = ord.data_ptr<int64_t>() + q * 4;
-    const double* f = fac.data_ptr<double>() + q * 4;
-    const uint8_t* in = src.data_ptr<uint8_t>() + r * n;
-    uint8_t* dst = out.data_ptr<uint8_t>() + r * n;
-    for (int pos = 0; pos < 4; ++pos) {
-      const int64_t op = o[pos];
-      TORCH_CHECK_VALUE(op >= 0 && op <= 3, "jitvision_native.color_jitter_u8: order holds ", op);
-      if (((present >> op) & 1) == 0) continue;
-      adjust_row(in, dst, s, op, f[op], f_double);
-      in = dst;
-    }
-    if (in != dst) std::memcpy(dst, in, static_cast<size_t>(n));
+    const int64_t q = sets == 1 ? 0 : r;
+    jitter_row(src.data_ptr<uint8_t>() + r * n, out.data_ptr<uint8_t>() + r * n, s, ord.data_ptr<int64_t>() + q * 4,
+               fac.data_ptr<double>() + q * 4, present, f_double);
   }
+  return out;
+}
+
+// ColorJitter's eager draw and effect in one call: the draw of ColorJitter._draw_batch(1, ...) (torch.rand([1, 4])
+// argsorted for the order, then torch.rand([1, 4]) mapped to low + (high - low) * u in float32) on the same generator,
+// so a seed gives the same result as the Python path; then color_jitter_u8 with one set for every row.
+at::Tensor color_jitter_random_u8(const at::Tensor& image, at::ArrayRef<double> low, at::ArrayRef<double> high,
+                                  int64_t present, const std::optional<at::Generator>& generator) {
+  const Rows s = jitter_rows(image, "color_jitter_random_u8");
+  TORCH_CHECK_VALUE(low.size() == 4 && high.size() == 4, "jitvision_native.color_jitter_random_u8: expected 4 ranges");
+  float k[4], u[4];
+  uniform_floats(generator, k, 4);
+  uniform_floats(generator, u, 4);
+  int64_t order[4] = {0, 1, 2, 3};
+  std::stable_sort(order, order + 4, [k](int64_t a, int64_t b) { return k[a] < k[b]; });
+  double f[4];
+  for (int i = 0; i < 4; ++i) {
+    const float lo = static_cast<float>(low[i]), hi = static_cast<float>(high[i]);
+    const float span = hi - lo;  // three float32 roundings, as the three tensor ops
+    const float scaled = span * u[i];
+    f[i] = static_cast<double>(lo + scaled);
+  }
+  const at::Tensor src = image.contiguous();
+  at::Tensor out = at::empty(image.sizes(), image.options());
+  const int64_t n = s.channels * s.plane;
+  for (int64_t r = 0; r < s.rows; ++r)
+    jitter_row(src.data_ptr<uint8_t>() + r * n, out.data_ptr<uint8_t>() + r * n, s, order, f, present, false);
   return out;
 }
 
@@ -571,6 +646,8 @@ TORCH_LIBRARY_FRAGMENT(jitvision_native, m) {
   m.def("lut_u8(Tensor image, Tensor lut) -> Tensor");
   m.def("adjust_u8(Tensor image, Tensor factor, int op) -> Tensor");
   m.def("color_jitter_u8(Tensor image, Tensor order, Tensor factors, int present) -> Tensor");
+  m.def("color_jitter_random_u8(Tensor image, float[] low, float[] high, int present, Generator? generator=None) -> Tensor",
+        {at::Tag::nondeterministic_seeded});
   m.def("grayscale_u8(Tensor image) -> Tensor");
   m.def("equalize_u8(Tensor image) -> Tensor");
   m.def("autocontrast_u8(Tensor image) -> Tensor");
@@ -581,6 +658,7 @@ TORCH_LIBRARY_IMPL(jitvision_native, CPU, m) {
   m.impl("lut_u8", &jitvision_native::lut_u8);
   m.impl("adjust_u8", &jitvision_native::adjust_u8);
   m.impl("color_jitter_u8", &jitvision_native::color_jitter_u8);
+  m.impl("color_jitter_random_u8", &jitvision_native::color_jitter_random_u8);
   m.impl("grayscale_u8", &jitvision_native::grayscale_u8);
   m.impl("equalize_u8", &jitvision_native::equalize_u8);
   m.impl("autocontrast_u8", &jitvision_native::autocontrast_u8);

@@ -16,6 +16,13 @@ CASES = [
     lambda: T.RandomGrayscale(0.5),
     lambda: T.RandomEqualize(0.5),
     lambda: T.RandomSolarize(0.5, p=0.5),
+    lambda: T.RandomSolarize(0.7, p=0.7),
+    lambda: T.RandomPosterize(3, p=0.5),
+    lambda: T.RandomPosterize(8, p=0.5),
+    lambda: T.ColorJitter(0.4, 0.4, 0.4, 0.1),
+    lambda: T.ColorJitter(brightness=(1.2, 1.2)),
+    lambda: T.ColorJitter(contrast=0.5, hue=0.3),
+    lambda: T.ColorJitter(),
 ]
 
 
@@ -48,3 +55,25 @@ def test_fast_path_honours_a_generator_and_a_custom_make_params():
             return {"apply": torch.tensor(False)}
 
     assert torch.equal(Fixed(p=1.0)(image), image)  # make_params decides, not the fast path's own draw
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda g: T.RandomInvert(0.5, generator=g),
+        lambda g: T.RandomSolarize(128.5, p=0.5, generator=g),
+        lambda g: T.ColorJitter(0.5, 0.5, 0.5, 0.2, generator=g),
+    ],
+)
+@pytest.mark.parametrize("shape", [(1, 13, 17), (3, 21, 33), (2, 3, 9, 40)])
+def test_native_fast_path_on_a_generator_and_other_shapes(make, shape):
+    # The native draws (RandomApplyTransform's coin, ColorJitter's order and factors) on a generator of the
+    # transform: the same stream and output as the generic path on an equal generator, the global RNG untouched.
+    image = torch.randint(0, 256, shape, dtype=torch.uint8)
+    fast, generic = make(torch.Generator().manual_seed(7)), make(torch.Generator().manual_seed(7))
+    torch.manual_seed(0)
+    global_next = torch.rand(3)
+    torch.manual_seed(0)
+    for step in range(12):
+        assert torch.equal(fast(image), generic.transform(image, generic._plain_params(image))), step
+    assert torch.equal(torch.rand(3), global_next), "the global RNG was drawn from"

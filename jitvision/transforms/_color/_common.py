@@ -1,11 +1,13 @@
 """Pieces shared by the photometric classes: tensor-factor kernels on any kind of leaf, channel permutations."""
 
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import PIL.Image
 import torch
 
 from ...tv_tensors import wrap
+from .._transform import RandomApplyTransform
+from ..functional._color import _native_u8
 from ..functional._dispatch import unwrap
 
 # Channel permutations are drawn as 16 uniform keys per sample (before the channel count is known, as ``_draw`` only
@@ -36,3 +38,13 @@ def on_leaf(
     if type(inpt) is torch.Tensor:
         return core(inpt, *core_args)
     return wrap(core(unwrap(inpt), *core_args), like=inpt)
+
+
+@torch.jit.unused
+def eager_point(transform: RandomApplyTransform, image: torch.Tensor, op: int, arg: int) -> Optional[torch.Tensor]:
+    """The ``_eager_plain`` of a RandomApplyTransform whose effect is a uint8 point op (``_native_u8.INVERT``,
+    ``SOLARIZE``, ``POSTERIZE`` with its ``arg``): on a uint8 CPU image, the coin and the op in one native call
+    (the same draw on the same generator as the generic path); otherwise RandomApplyTransform's own fast path."""
+    if image.ndim >= 2 and _native_u8.applies(image):
+        return _native_u8.random_point(image, transform.p, op, arg, transform._rng())
+    return RandomApplyTransform._eager_plain(transform, image)

@@ -216,6 +216,16 @@ class ColorJitter(Transform):
         self._ranges: List[Tuple[float, float]] = [
             r if r is not None else (_IDENTITY[i], _IDENTITY[i]) for i, r in enumerate(configured)
         ]
+        self._low: List[float] = [r[0] for r in self._ranges]
+        self._high: List[float] = [r[1] for r in self._ranges]
+
+    @torch.jit.unused
+    def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
+        # A uint8 CPU image: _draw's draws (same generator calls, same values) and the adjustments in one native
+        # call, no parameter tensors built and read back (~90 us of a ~220 us call on a 512x512 image).
+        if image.ndim < 3 or image.shape[-3] not in (1, 3) or not _native_u8.applies(image):
+            return None
+        return _native_u8.color_jitter_random(image, self._low, self._high, self._present_mask, self._rng())
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         return _first_row(self._draw_batch(1, height, width, device))

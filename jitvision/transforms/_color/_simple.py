@@ -9,9 +9,11 @@ from .. import functional as F
 from .._random import uniform
 from .._transform import RandomApplyTransform, Transform
 from .._utils import require_image
+from ..functional._color import _native_u8
 from ..functional._color._grayscale import _permute_channels
+from ..functional._color._pointwise import solarize_cut
 from ..functional._dispatch import is_pure_tensor
-from ._common import channels_of, on_leaf, permutation_from_keys
+from ._common import channels_of, eager_point, on_leaf, permutation_from_keys
 
 
 class Grayscale(Transform):
@@ -65,6 +67,10 @@ class RandomInvert(RandomApplyTransform):
 
     _functional = staticmethod(F.invert)
 
+    @torch.jit.unused
+    def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
+        return eager_point(self, image, _native_u8.INVERT, 0)
+
     def _apply(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return F.invert(inpt)
 
@@ -79,6 +85,12 @@ class RandomPosterize(RandomApplyTransform):
         if not isinstance(bits, int) or not (0 <= bits <= 8):
             raise TypeError(f"RandomPosterize: bits must be an integer in [0, 8], got {bits!r}")
         self.bits = bits
+
+    @torch.jit.unused
+    def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
+        if self.bits >= 8:  # the identity (a copy): the generic path
+            return RandomApplyTransform._eager_plain(self, image)
+        return eager_point(self, image, _native_u8.POSTERIZE, (0xFF << (8 - self.bits)) & 0xFF)
 
     def _apply(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return F.posterize(inpt, bits=self.bits)
@@ -97,6 +109,12 @@ class RandomSolarize(RandomApplyTransform):
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
             raise TypeError(f"RandomSolarize: threshold must be a number, got {threshold!r}")
         self.threshold = float(threshold)
+
+    @torch.jit.unused
+    def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
+        if self.threshold > 255:  # solarize's error for uint8 images, raised by the generic path
+            return RandomApplyTransform._eager_plain(self, image)
+        return eager_point(self, image, _native_u8.SOLARIZE, solarize_cut(self.threshold))
 
     def _apply(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return F.solarize(inpt, threshold=self.threshold)

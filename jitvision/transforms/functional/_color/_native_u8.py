@@ -7,13 +7,17 @@ per value (see the file's header), so their results equal the PyTorch path's wit
 pixels bit for bit; tests/test_native_color.py holds them to it).
 """
 
+from typing import List, Optional
+
 import torch
 
 from .... import _native
-from .._dispatch import call_custom_op, is_tracing
+from .._dispatch import call_custom_op
 
 # Adjustment codes of ``adjust_u8`` / ``color_jitter_u8``.
 BRIGHTNESS, CONTRAST, SATURATION, HUE = 0, 1, 2, 3
+# Point operation codes of ``point_u8`` / ``random_point_u8`` (``csrc/color_point.cpp``).
+INVERT, SOLARIZE, POSTERIZE = 0, 1, 2
 
 
 @torch.jit.unused
@@ -26,20 +30,6 @@ def applies(image: torch.Tensor) -> bool:
 def applies_rgb(image: torch.Tensor) -> bool:
     """``applies`` for the ops defined on 1- or 3-channel images."""
     return applies(image) and image.ndim >= 3 and image.shape[-3] in (1, 3)
-
-
-@torch.jit.unused
-def traced(image: torch.Tensor) -> bool:
-    """``applies`` under torch.compile/export: a cheap uint8 op (invert, posterize, solarize) then goes through a
-    256-entry table and ``lut_u8`` (one node) instead of inductor's uint8 code (~30-90x slower than ATen here).
-    Eager keeps ATen's vectorised bit operations."""
-    return applies(image) and is_tracing()
-
-
-@torch.jit.unused
-def levels(image: torch.Tensor) -> torch.Tensor:
-    """The 256 uint8 levels, the input of a table."""
-    return torch.arange(256, dtype=torch.uint8, device=image.device)
 
 
 @torch.jit.unused
@@ -72,9 +62,31 @@ def color_jitter(image: torch.Tensor, order: torch.Tensor, factors: torch.Tensor
 
 
 @torch.jit.unused
-def lut(image: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
-    """Every plane of ``image`` looked up in a uint8 table ``[256]`` (or ``[L, 256]``, plane p using table p % L)."""
-    return call_custom_op(torch.ops.jitvision_native.lut_u8, image, table.reshape(-1, 256))
+def point(image: torch.Tensor, op: int, arg: int) -> torch.Tensor:
+    """Invert (``arg`` unused), solarize (``arg`` the first level inverted, 0-256) or posterize (``arg`` the bit
+    mask) of a uint8 image: one vectorised pass at memory speed in eager, one node under compile (inductor's uint8
+    code was ~30-90x slower than ATen here, a 256-entry table ~10x)."""
+    return call_custom_op(torch.ops.jitvision_native.point_u8, image, op, arg)
+
+
+@torch.jit.unused
+def random_point(
+    image: torch.Tensor, p: float, op: int, arg: int, generator: Optional[torch.Generator]
+) -> torch.Tensor:
+    """A RandomApplyTransform's eager call for a point op: the coin (``torch.rand([])`` on ``generator``, applied
+    when below ``p`` in float32, RandomApplyTransform's draw) and the op in one native call; ``image`` itself when
+    the coin says no."""
+    out = torch.ops.jitvision_native.random_point_u8(image, p, op, arg, generator)
+    return out[0] if len(out) > 0 else image
+
+
+@torch.jit.unused
+def color_jitter_random(
+    image: torch.Tensor, low: List[float], high: List[float], present: int, generator: Optional[torch.Generator]
+) -> torch.Tensor:
+    """ColorJitter's eager call on one image: ``_draw``'s draws (same generator calls, same values) and
+    ``color_jitter`` in one native call."""
+    return torch.ops.jitvision_native.color_jitter_random_u8(image, low, high, present, generator)
 
 
 @torch.jit.unused

@@ -39,8 +39,8 @@ def _invert(image: torch.Tensor) -> torch.Tensor:
     if image.is_floating_point():
         return 1.0 - image
     if image.dtype == torch.uint8:
-        if not torch.jit.is_scripting() and _native_u8.traced(image):
-            return _native_u8.lut(image, _native_u8.levels(image).bitwise_not())
+        if not torch.jit.is_scripting() and _native_u8.applies(image):
+            return _native_u8.point(image, _native_u8.INVERT, 0)
         return image.bitwise_not()
     return image.bitwise_xor((1 << _value_bits(image.dtype)) - 1)
 
@@ -83,8 +83,8 @@ def posterize_image(image: torch.Tensor, bits: int) -> torch.Tensor:
     if bits >= value_bits:
         return image.clone()
     keep = ((1 << value_bits) - 1) ^ ((1 << (value_bits - bits)) - 1)
-    if not torch.jit.is_scripting() and _native_u8.traced(image):
-        return _native_u8.lut(image, _native_u8.levels(image).bitwise_and(keep))
+    if not torch.jit.is_scripting() and _native_u8.applies(image):
+        return _native_u8.point(image, _native_u8.POSTERIZE, keep)
     return image.bitwise_and(keep)
 
 
@@ -109,19 +109,22 @@ def posterize(inpt: torch.Tensor, bits: int) -> torch.Tensor:
 
 def _solarize(image: torch.Tensor, threshold: float) -> torch.Tensor:
     if image.dtype == torch.uint8 and not torch.jit.is_scripting() and _native_u8.applies(image):
-        # A table of the 256 levels (the int16 formula below on them), looked up natively: ~10x faster in eager
-        # than the int16 passes over the image, and one node under compile.
-        table = _native_u8.levels(image)
-        return _native_u8.lut(image, _solarize_u8(table, threshold))
+        # One native compare-and-select pass (eager and one node under compile).
+        return _native_u8.point(image, _native_u8.SOLARIZE, solarize_cut(threshold))
     if image.dtype == torch.uint8:
         return _solarize_u8(image, threshold)
     return torch.where(image >= threshold, _invert(image), image)
 
 
+def solarize_cut(threshold: float) -> int:
+    """The first integer level at or above ``threshold`` (x >= t for an integer x is x >= ceil(t)), at least 0."""
+    return max(0, math.ceil(threshold))
+
+
 def _solarize_u8(image: torch.Tensor, threshold: float) -> torch.Tensor:
-    # x >= t for an integer x is x >= ceil(t); (x - ceil(t)) >> 15 in int16 is -1 below the threshold and 0 above,
-    # so XOR-ing with its complement's low byte inverts exactly the pixels at or above it.
-    cut = max(0, math.ceil(threshold))
+    # (x - cut) >> 15 in int16 is -1 below the threshold and 0 above, so XOR-ing with its complement's low byte
+    # inverts exactly the pixels at or above it.
+    cut = solarize_cut(threshold)
     below = image.to(torch.int16).sub_(cut).bitwise_right_shift_(15)
     return image.bitwise_xor(below.bitwise_not_().to(torch.uint8))
 
