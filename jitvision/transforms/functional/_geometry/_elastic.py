@@ -26,7 +26,15 @@ from .._meta import (
     is_rotated_format,
 )
 from ._interpolation import InterpolationMode
-from ._warp import FillType, fill_as_list, grid_mode, sample_grid, warp_dtype
+from ._warp import (
+    FillType,
+    fill_as_list,
+    grid_mode,
+    native_grid_applies,
+    native_grid_warp,
+    sample_grid,
+    warp_dtype,
+)
 
 
 def _check_displacement(displacement: torch.Tensor, height: int, width: int, batched: bool) -> None:
@@ -97,6 +105,8 @@ def warp_elastic_image(
         if displacement.shape[0] > 1
         else grid.add_(displacement.to(dtype=dtype, device=image.device))
     )
+    if not torch.jit.is_scripting() and native_grid_applies(work, grid, mode):
+        return native_grid_warp(work, grid, mode, fill, "elastic")
     out = sample_grid(work, grid, mode, fill, "elastic")
     return out.half() if half else out
 
