@@ -230,8 +230,10 @@ JV_AVX2 int64_t plan_row_avx2(RowPlan& r, const Positions& p, int64_t oy, int64_
         _mm256_or_si256(_mm256_cmpgt_epi32(m2i, _mm256_sub_epi32(y0, c1)), _mm256_cmpgt_epi32(y1, vH)));
     const int bi = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(interior, safe)));
     const int bo = _mm256_movemask_ps(_mm256_castsi256_ps(outside));
-    for (int j = 0; j < 8; ++j) {
-      r.cls[ox + j] = ((bi >> j) & 1) ? kInterior : (((bo >> j) & 1) ? kOutside : kEdge);
+    if (bi != 0xff) {  // an all-interior group never reads its classes
+      for (int j = 0; j < 8; ++j) {
+        r.cls[ox + j] = ((bi >> j) & 1) ? kInterior : (((bo >> j) & 1) ? kOutside : kEdge);
+      }
     }
     r.group_interior[ox / 8] = bi == 0xff;
   }
@@ -288,41 +290,54 @@ void bilinear_row_scalar(const RowPlan& r, int64_t from, int64_t OW, const uint8
 }
 
 #ifdef JV_X86
-JV_AVX2 void bilinear_row_avx2(const RowPlan& r, int64_t OW, const uint8_t* in, uint8_t* out, int64_t H, int64_t W,
-                               const float* fill, uint8_t fill_u8) {
+// Up to kPlanes planes per pass over the row: the offsets and weights of 8 pixels are loaded once and the planes'
+// gathers are independent (they overlap in the pipeline).
+constexpr int kPlanes = 4;
+
+struct PlaneSet {
+  const uint8_t* in[kPlanes];
+  uint8_t* out[kPlanes];
+  const float* fill[kPlanes];  // nullptr: no fill
+  uint8_t fill_u8[kPlanes];
+  int n;
+};
+
+JV_AVX2 void bilinear_row_avx2(const RowPlan& r, int64_t OW, const PlaneSet& ps, int64_t H, int64_t W) {
   const __m256i lo = _mm256_set1_epi32(0xff);
   const __m256 zero = _mm256_setzero_ps(), top = _mm256_set1_ps(255.f);
-  const __m256 vf = _mm256_set1_ps(fill != nullptr ? *fill : 0.f);
-  const int* base = reinterpret_cast<const int*>(in);
-  const int* base_w = reinterpret_cast<const int*>(in + W);
+  const bool has_fill = ps.fill[0] != nullptr;
+  __m256 vf[kPlanes];
+  for (int k = 0; k < ps.n; ++k) vf[k] = _mm256_set1_ps(has_fill ? *ps.fill[k] : 0.f);
   int64_t i = 0;
   for (; i + 8 <= OW; i += 8) {
     if (!r.group_interior[i / 8]) {
-      for (int64_t j = i; j < i + 8; ++j) bilinear_pixel(r, j, in, out, H, W, fill, fill_u8);
+      for (int k = 0; k < ps.n; ++k) {
+        for (int64_t j = i; j < i + 8; ++j) bilinear_pixel(r, j, ps.in[k], ps.out[k], H, W, ps.fill[k], ps.fill_u8[k]);
+      }
       continue;
     }
     const __m256i off = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r.off.data() + i));
-    const __m256i a = _mm256_i32gather_epi32(base, off, 1);
-    const __m256i b = _mm256_i32gather_epi32(base_w, off, 1);
-    const __m256 p00 = _mm256_cvtepi32_ps(_mm256_and_si256(a, lo));
-    const __m256 p01 = _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(a, 8), lo));
-    const __m256 p10 = _mm256_cvtepi32_ps(_mm256_and_si256(b, lo));
-    const __m256 p11 = _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(b, 8), lo));
     const __m256 nw = _mm256_loadu_ps(r.nw.data() + i), ne = _mm256_loadu_ps(r.ne.data() + i);
     const __m256 sw = _mm256_loadu_ps(r.sw.data() + i), se = _mm256_loadu_ps(r.se.data() + i);
-    __m256 v = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(p00, nw), _mm256_mul_ps(p01, ne)),
-                                           _mm256_mul_ps(p10, sw)),
-                             _mm256_mul_ps(p11, se));
-    if (fill != nullptr) {
-      const __m256 mask = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(nw, ne), sw), se);
-      v = _mm256_add_ps(_mm256_mul_ps(_mm256_sub_ps(v, vf), mask), vf);
+    const __m256 mask = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(nw, ne), sw), se);
+    for (int k = 0; k < ps.n; ++k) {
+      const __m256i a = _mm256_i32gather_epi32(reinterpret_cast<const int*>(ps.in[k]), off, 1);
+      const __m256i b = _mm256_i32gather_epi32(reinterpret_cast<const int*>(ps.in[k] + W), off, 1);
+      const __m256 p00 = _mm256_cvtepi32_ps(_mm256_and_si256(a, lo));
+      const __m256 p01 = _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(a, 8), lo));
+      const __m256 p10 = _mm256_cvtepi32_ps(_mm256_and_si256(b, lo));
+      const __m256 p11 = _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(b, 8), lo));
+      __m256 v = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(p00, nw), _mm256_mul_ps(p01, ne)),
+                                             _mm256_mul_ps(p10, sw)),
+                               _mm256_mul_ps(p11, se));
+      if (has_fill) v = _mm256_add_ps(_mm256_mul_ps(_mm256_sub_ps(v, vf[k]), mask), vf[k]);
+      v = _mm256_min_ps(_mm256_max_ps(v, zero), top);  // NaN -> 0 (max_ps's second operand)
+      const __m256i q = _mm256_cvtps_epi32(v);         // round half to even
+      const __m128i w16 = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(ps.out[k] + i), _mm_packus_epi16(w16, w16));
     }
-    v = _mm256_min_ps(_mm256_max_ps(v, zero), top);  // NaN -> 0 (max_ps's second operand)
-    const __m256i q = _mm256_cvtps_epi32(v);         // round half to even
-    const __m128i w16 = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i), _mm_packus_epi16(w16, w16));
   }
-  bilinear_row_scalar(r, i, OW, in, out, H, W, fill, fill_u8);
+  for (int k = 0; k < ps.n; ++k) bilinear_row_scalar(r, i, OW, ps.in[k], ps.out[k], H, W, ps.fill[k], ps.fill_u8[k]);
 }
 #endif
 
@@ -372,6 +387,23 @@ at::Tensor run_warp(const at::Tensor& src, int64_t OH, int64_t OW, int64_t mode,
       const int64_t gi = row / OH, oy = row % OH;
       const Positions pos = make_positions(gi);
       plan_row(plan, pos, oy, H, W, nearest);
+#ifdef JV_X86
+      if (avx2 && !nearest) {
+        for (int64_t k0 = 0; k0 < K; k0 += kPlanes) {
+          PlaneSet ps;
+          ps.n = static_cast<int>(std::min<int64_t>(kPlanes, K - k0));
+          for (int j = 0; j < ps.n; ++j) {
+            const int64_t k = k0 + j, c = k % channels;
+            ps.in[j] = in + (gi * K + k) * H * W;
+            ps.out[j] = dst + ((gi * K + k) * OH + oy) * OW;
+            ps.fill[j] = has_fill ? &fills[c] : nullptr;
+            ps.fill_u8[j] = has_fill ? fill_u8[c] : 0;
+          }
+          bilinear_row_avx2(plan, OW, ps, H, W);
+        }
+        continue;
+      }
+#endif
       for (int64_t k = 0; k < K; ++k) {
         const int64_t c = k % channels;
         const uint8_t* plane = in + (gi * K + k) * H * W;
@@ -380,14 +412,7 @@ at::Tensor run_warp(const at::Tensor& src, int64_t OH, int64_t OW, int64_t mode,
           nearest_row(plan, OW, plane, orow, has_fill ? fill_u8[c] : 0);
           continue;
         }
-        const float* f = has_fill ? &fills[c] : nullptr;
-#ifdef JV_X86
-        if (avx2) {
-          bilinear_row_avx2(plan, OW, plane, orow, H, W, f, has_fill ? fill_u8[c] : 0);
-          continue;
-        }
-#endif
-        bilinear_row_scalar(plan, 0, OW, plane, orow, H, W, f, has_fill ? fill_u8[c] : 0);
+        bilinear_row_scalar(plan, 0, OW, plane, orow, H, W, has_fill ? &fills[c] : nullptr, has_fill ? fill_u8[c] : 0);
       }
     }
   });

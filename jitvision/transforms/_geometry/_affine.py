@@ -21,6 +21,7 @@ from ...tv_tensors import BoundingBoxes, Image, KeyPoints, Mask, Video, box_form
 from .. import functional as F
 from .._random import draw_coins, uniform
 from .._transform import RandomApplyTransform, Transform
+from ..functional._blur import blur_with_sigma
 from ..functional._dispatch import is_pure_tensor, is_tracing, unwrap
 from ..functional._geometry._affine import (
     affine_bounding_boxes_matrix,
@@ -494,10 +495,13 @@ def _gaussian_taps(size: int, sigma: float, device: torch.device) -> torch.Tenso
 def _blur(field: torch.Tensor, size: int, sigma_x: float, sigma_y: float) -> torch.Tensor:
     """Gaussian blur of ``[B, 1, H, W]`` (reflect padding, ``size`` taps per axis), separable: torchvision's
     ``gaussian_blur(field, [size, size], [sigma_x, sigma_y])``. With both sigmas positive it is this package's
-    ``gaussian_blur_image`` (shifted multiply-adds, one native node under compile: ~3x faster than the two
-    ``conv2d`` below, which remain for a zero sigma)."""
+    tensor-sigma blur (shifted multiply-adds, one native node: ~3x faster than the two ``conv2d`` below, which
+    remain for a zero sigma), the same computation in eager, compile and export (the OpenCV route of eager
+    ``gaussian_blur`` differs in the last bits, which moved some uint8 outputs of an exported program by one)."""
     if sigma_x > 0.0 and sigma_y > 0.0:
-        return F.gaussian_blur_image(field, [size, size], [sigma_x, sigma_y])
+        sx = torch.tensor(sigma_x, dtype=torch.float64, device=field.device)
+        sy = torch.tensor(sigma_y, dtype=torch.float64, device=field.device)
+        return blur_with_sigma(field, [size, size], sx, sy)
     half = size // 2
     taps_x = _gaussian_taps(size, sigma_x, field.device).reshape(1, 1, 1, size)
     taps_y = _gaussian_taps(size, sigma_y, field.device).reshape(1, 1, size, 1)
