@@ -17,12 +17,13 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 import torch
 
+from ... import _native
 from ...tv_tensors import BoundingBoxes, Image, KeyPoints, Mask, Video, box_format_from, kind_of, wrap
 from .. import functional as F
 from .._random import draw_coins, uniform
 from .._transform import RandomApplyTransform, Transform
 from ..functional._blur import blur_with_sigma
-from ..functional._dispatch import is_pure_tensor, is_tracing, unwrap
+from ..functional._dispatch import call_custom_op, is_pure_tensor, is_tracing, unwrap
 from ..functional._geometry._affine import (
     affine_bounding_boxes_matrix,
     affine_keypoints_matrix,
@@ -495,12 +496,15 @@ def _gaussian_taps(size: int, sigma: float, device: torch.device) -> torch.Tenso
 def _blur(field: torch.Tensor, size: int, sigma_x: float, sigma_y: float) -> torch.Tensor:
     """Gaussian blur of ``[B, 1, H, W]`` (reflect padding, ``size`` taps per axis), separable: torchvision's
     ``gaussian_blur(field, [size, size], [sigma_x, sigma_y])``. With both sigmas positive it is this package's
-    tensor-sigma blur (shifted multiply-adds, one native node: ~3x faster than the two ``conv2d`` below, which
-    remain for a zero sigma), the same computation in eager, compile and export (the OpenCV route of eager
-    ``gaussian_blur`` differs in the last bits, which moved some uint8 outputs of an exported program by one)."""
+    separable blur (shifted multiply-adds: ~3x faster than the two ``conv2d`` below, which remain for a zero
+    sigma). Outside TorchScript it is the native op ``jitvision_native::gaussian_blur`` in eager, compile and export
+    alike (the OpenCV route of eager ``gaussian_blur`` differs in the last bits, which moved some uint8 outputs of
+    an exported program by one); TorchScript runs the tensor formulation of the same ATen calls."""
     if sigma_x > 0.0 and sigma_y > 0.0:
         sx = torch.tensor(sigma_x, dtype=torch.float64, device=field.device)
         sy = torch.tensor(sigma_y, dtype=torch.float64, device=field.device)
+        if not torch.jit.is_scripting() and _native_blur_applies(field):
+            return call_custom_op(torch.ops.jitvision_native.gaussian_blur.default, field, [size, size], sx, sy)
         return blur_with_sigma(field, [size, size], sx, sy)
     half = size // 2
     taps_x = _gaussian_taps(size, sigma_x, field.device).reshape(1, 1, 1, size)
@@ -508,6 +512,11 @@ def _blur(field: torch.Tensor, size: int, sigma_x: float, sigma_y: float) -> tor
     padded = torch.nn.functional.pad(field, [half, half, half, half], mode="reflect")
     out = torch.nn.functional.conv2d(padded, taps_x)
     return torch.nn.functional.conv2d(out, taps_y)
+
+
+@torch.jit.unused
+def _native_blur_applies(field: torch.Tensor) -> bool:
+    return _native.FILTERS and field.device.type == "cpu" and not field.requires_grad
 
 
 def _odd_taps(sigma: float) -> int:
