@@ -22,6 +22,8 @@ static output shape) and callable from TorchScript as ``torch.ops.jitvision_nati
   affine/rotate/perspective warp (grid_sample of the float image with zero padding and align_corners=False, the
   fill mask, rounding back) read and written as uint8 with the float32 arithmetic per value kept, the grid
   positions computed per pixel from [G, 8] affine or projective grid coefficients (``csrc/warp.cpp``);
+- ``warp_grid_u8(image, grid, mode, channels, fill=None)``: the same warp at a given grid ``[G, OH, OW, 2]``
+  (elastic; ``WARP_GRID`` says whether the library has it);
 - ``flip_if(input, apply, dims)``: ``input.flip(dims)`` if the one-element tensor ``apply`` is true, else a copy,
   any dtype and device (a compiled random flip: inductor's own flip is 20-70x slower than torch's here);
 - ``gaussian_blur(image, kernel_size, sigma_x, sigma_y)``, ``gaussian_noise(image, mean, sigma, clip)`` and
@@ -104,11 +106,15 @@ if not AVAILABLE:  # once per process: the module runs once
 # The filter ops of csrc/filters.cpp (gaussian_blur, gaussian_noise, erase_box): absent from a library built
 # before they existed, in which case their callers keep the pure-PyTorch paths.
 FILTERS = AVAILABLE and hasattr(torch.ops.jitvision_native, "gaussian_blur")
+# warp_grid_u8 (csrc/warp.cpp, the uint8 warp at a given grid: elastic): absent from an older library, in which
+# case elastic keeps grid_sample on the float image.
+WARP_GRID = AVAILABLE and hasattr(torch.ops.jitvision_native, "warp_grid_u8")
 
 __all__ = [
     "AVAILABLE",
     "UNAVAILABLE_REASON",
     "FILTERS",
+    "WARP_GRID",
     "native_library_path",
     "resized_crop_reference",
     "resize_center_crop_reference",
@@ -252,6 +258,14 @@ if AVAILABLE:
         groups = coefficients.shape[0]
         planes = image.numel() // (groups * image.shape[-2] * image.shape[-1])
         return image.new_empty((groups, planes, out_h, out_w))
+
+    if WARP_GRID:
+
+        @torch.library.register_fake("jitvision_native::warp_grid_u8")
+        def _warp_grid_u8_fake(image, grid, mode, channels, fill=None):
+            groups = grid.shape[0]
+            planes = image.numel() // (groups * image.shape[-2] * image.shape[-1])
+            return image.new_empty((groups, planes, grid.shape[1], grid.shape[2]))
 
     @torch.library.register_fake("jitvision_native::flip_if")
     def _flip_if_fake(input, apply, dims):

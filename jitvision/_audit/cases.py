@@ -76,6 +76,9 @@ class Case:
     python_only: Optional[str] = None
     # What a passing TorchScript cell depends on (kept as the cell's reason), e.g. an operator implemented in Python.
     script_note: Optional[str] = None
+    # Why the arguments fix the input's height and width (a tensor argument of the image's size): the dynamic=True
+    # and dynamic-export cells, which call at other sizes with the same arguments, are then not applicable.
+    shape_bound: Optional[str] = None
 
     def arguments(
         self, transforms_module: Optional[ModuleType], tv_tensors: Optional[ModuleType] = None, kind: str = "float"
@@ -204,7 +207,11 @@ FUNCTIONAL_CASES: Dict[str, Case] = {
         {"startpoints": [[0, 0], [39, 0], [39, 31], [0, 31]], "endpoints": [[2, 1], [36, 3], [38, 29], [1, 30]]}
     ),
     # The field is [1, H, W, 2] at FIXED_SIZE: the other sizes of the dynamic checks reject it (as torchvision).
-    "elastic": Case({"displacement": torch.full((1, *FIXED_SIZE, 2), 0.02)}),
+    "elastic": Case(
+        {"displacement": torch.full((1, *FIXED_SIZE, 2), 0.02)},
+        shape_bound="the displacement argument is [1, H, W, 2] of the image's size (torchvision's contract): other "
+        "sizes reject it in eager too; ElasticTransform, which draws its field, covers dynamic shapes",
+    ),
 }
 
 CLASS_CASES: Dict[str, Case] = {

@@ -86,6 +86,9 @@ def _literal(value: Any, names: Dict[str, Any]) -> str:
         return "[" + ", ".join(_literal(v, names) for v in value) + "]"
     if value is None or isinstance(value, (bool, int, float, str)):
         return repr(value)
+    if isinstance(value, torch.Tensor) and value.numel() > 0 and bool((value == value.flatten()[0]).all()):
+        # a constant tensor (e.g. elastic's displacement): torch.full
+        return f"torch.full({list(value.shape)}, {value.flatten()[0].item()!r}, dtype={value.dtype})"
     raise TypeError(f"audit: cannot write {value!r} into TorchScript source")
 
 
@@ -229,6 +232,8 @@ class CaseChecks:
         return passed(**info)
 
     def _dynamic(self) -> Cell:
+        if self.entry.case.shape_bound:
+            return Cell(NA, self.entry.case.shape_bound)
         compiled, counter = self._compiled(dynamic=True)
         sizes = (FIXED_SIZE, *OTHER_SIZES)
         try:
@@ -362,6 +367,8 @@ class CaseChecks:
             return Cell(NA, "random op: dynamic H/W export is checked for deterministic ops")
         if self.kind not in DENSE_KINDS:
             return Cell(NA, "no height/width dimension (canvas_size is metadata)")
+        if self.entry.case.shape_bound:
+            return Cell(NA, self.entry.case.shape_bound)
         if static.status != "pass":
             return Cell(SKIP, "static export failed")
         height = torch.export.Dim("height", min=MIN_SIDE, max=MAX_SIDE)

@@ -1,23 +1,35 @@
-// warp_u8: torchvision's uint8 affine/rotate/perspective warp without the float image.
+// warp_u8 / warp_grid_u8: torchvision's uint8 affine/rotate/perspective/elastic warp without the float image.
 //
 // torchvision converts the uint8 image to float32, runs grid_sample(padding_mode="zeros", align_corners=False)
 // (plus a second sample of a constant-one plane when `fill` is given), then rounds back: three full-size float
-// passes around the sampling. This kernel reads the uint8 planes directly and writes uint8, with the same float32
-// arithmetic per output value: the source position ((g + 1) * size - 1) / 2 from the same grid tensor, bilinear
+// passes around the sampling. These kernels read the uint8 planes directly and write uint8, with the same float32
+// arithmetic per output value: the source position ((g + 1) * size - 1) / 2 from the grid value g, bilinear
 // weights (x1 - x)(y1 - y) ... with out-of-bounds taps contributing zero, the in-bounds weight sum as the fill
 // mask, (v - fill) * mask + fill, round half to even, clamp. NEAREST picks nearbyint of the position.
-// The weights and offsets of a row are computed once and reused for every channel plane.
-// image: uint8 [..., H, W] read as [G, K, H, W] (G = coefficients.size(0)); channels: the fill period along K
-// (the fill of plane k is fill[k % channels]); returns uint8 [G, K, OH, OW].
-// Measured (3x480x640, 1 thread, loaded 2-core VM): ~2x faster than torchvision's float path for affine/rotate/
-// perspective, but slower than torch's vectorised float grid_sample alone, so elastic (a given grid) keeps the
-// float path; OpenCV's fixed-point SIMD warpAffine is ~3x faster than this scalar loop.
+//
+// Layout of the work: one output row at a time. A row plan (positions, tap offset, the four weights and a class
+// per pixel: interior / edge / outside) is computed once, 8 pixels a step with AVX2 when the CPU has it (the same
+// float operations in the same order as the scalar version, so both give the same bits), and reused for every
+// plane of the group (CHW planes share the coordinates). Per plane, runs of 8 interior pixels read their taps with
+// two 32-bit gathers (the two bytes of a tap row at once) and blend in AVX2; edge pixels check each tap (scalar);
+// outside pixels write the fill (or 0). Output rows are split across torch's intra-op threads.
+//
+// image: uint8 [..., H, W] read as [G, K, H, W] (G = coefficients.size(0) or grid.size(0)); channels: the fill
+// period along K (the fill of plane k is fill[k % channels]); returns uint8 [G, K, OH, OW].
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define JV_X86 1
+#define JV_AVX2 __attribute__((target("avx2,fma")))
+#endif
+
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #include <torch/library.h>
 
 namespace jitvision_native {
@@ -38,69 +50,299 @@ inline float clampf(float v, float lo, float hi) {
 
 inline uint8_t to_u8(float v) { return static_cast<uint8_t>(round_even(clampf(v, 0.f, 255.f))); }
 
-inline int64_t floor_i(float v) {  // v already clamped to a small range
-  const int64_t i = static_cast<int64_t>(v);
-  return static_cast<float>(i) > v ? i - 1 : i;
+inline float source(float g, float size) { return ((g + 1.f) * size - 1.f) * 0.5f; }
+
+enum : uint8_t { kInterior = 0, kEdge = 1, kOutside = 2 };
+
+// Where the positions of a row come from.
+struct Positions {
+  int kind;         // 0 affine, 1 projective, 2 grid
+  const float* m;   // 8 coefficients (kinds 0 and 1)
+  const float* g;   // the group's grid [OH, OW, 2] (kind 2)
+  int64_t OH, OW;
+};
+
+// Per-row plan. Bilinear: off = y0 * W + x0 (interior and edge), x0/y0 for edge pixels, the four weights.
+// Nearest: off = yn * W + xn or the class kOutside.
+struct RowPlan {
+  std::vector<int32_t> off, x0, y0;
+  std::vector<float> nw, ne, sw, se;
+  std::vector<uint8_t> cls;
+  std::vector<uint8_t> group_interior;  // per 8 pixels: all interior (bilinear) / all inside (nearest)
+  explicit RowPlan(int64_t n)
+      : off(n), x0(n), y0(n), nw(n), ne(n), sw(n), se(n), cls(n), group_interior((n + 7) / 8 + 1) {}
+};
+
+inline void grid_value(const Positions& p, int64_t oy, int64_t ox, float& gx, float& gy) {
+  if (p.kind == 2) {
+    const float* q = p.g + (oy * p.OW + ox) * 2;
+    gx = q[0];
+    gy = q[1];
+    return;
+  }
+  const float* m = p.m;
+  if (p.kind == 0) {
+    const float X = static_cast<float>(ox) - static_cast<float>(p.OW - 1) * 0.5f;
+    const float Y = static_cast<float>(oy) - static_cast<float>(p.OH - 1) * 0.5f;
+    gx = X * m[0] + Y * m[1] + m[2];
+    gy = X * m[3] + Y * m[4] + m[5];
+  } else {
+    const float X = static_cast<float>(ox) + 0.5f, Y = static_cast<float>(oy) + 0.5f;
+    const float d = X * m[6] + Y * m[7] + 1.f;
+    gx = (X * m[0] + Y * m[1] + m[2]) / d - 1.f;
+    gy = (X * m[3] + Y * m[4] + m[5]) / d - 1.f;
+  }
 }
 
-// One output pixel of every plane (K planes, stride plane_stride) at source position (ix, iy) in pixel units.
-// Interior positions (all four bilinear taps inside) take a branch-free path; the rest check each tap.
-inline void sample_pixel(float ix, float iy, const uint8_t* in, int64_t plane_stride, uint8_t* out,
-                         int64_t out_stride, int64_t K, int64_t H, int64_t W, int64_t mode, int64_t channels,
-                         const float* fills) {
+// The plan of one pixel from its clamped source position (scalar; the AVX2 version below matches it bit for bit).
+inline void plan_pixel(RowPlan& r, int64_t i, float ix, float iy, int64_t H, int64_t W, bool nearest) {
   const float fw = static_cast<float>(W), fh = static_cast<float>(H);
   ix = clampf(ix, -2.f, fw + 1.f);
   iy = clampf(iy, -2.f, fh + 1.f);
-  if (mode == 0) {
+  if (nearest) {
     const int64_t xn = static_cast<int64_t>(round_even(ix)), yn = static_cast<int64_t>(round_even(iy));
     const bool inside = xn >= 0 && xn < W && yn >= 0 && yn < H;
-    const int64_t offset = inside ? yn * W + xn : 0;
-    for (int64_t k = 0; k < K; ++k) {
-      float v = inside ? static_cast<float>(in[k * plane_stride + offset]) : 0.f;
-      if (fills != nullptr && !inside) v = fills[k % channels];
-      out[k * out_stride] = to_u8(v);
-    }
+    r.cls[i] = inside ? kInterior : kOutside;
+    r.off[i] = inside ? static_cast<int32_t>(yn * W + xn) : 0;
     return;
   }
-  const int64_t x0 = floor_i(ix), y0 = floor_i(iy);
-  const float x0f = static_cast<float>(x0), y0f = static_cast<float>(y0);
-  // grid_sample's weights: nw = (x1 - x)(y1 - y), ne = (x - x0)(y1 - y), sw = (x1 - x)(y - y0), se = (x - x0)(y - y0).
+  const float x0f = std::floor(ix), y0f = std::floor(iy);
+  const int64_t x0 = static_cast<int64_t>(x0f), y0 = static_cast<int64_t>(y0f);
   const float wx0 = (x0f + 1.f) - ix, wx1 = ix - x0f, wy0 = (y0f + 1.f) - iy, wy1 = iy - y0f;
-  float nw = wx0 * wy0, ne = wx1 * wy0, sw = wx0 * wy1, se = wx1 * wy1;
-  if (x0 >= 0 && y0 >= 0 && x0 + 1 < W && y0 + 1 < H) {
-    const int64_t base = y0 * W + x0;
-    const float mask = nw + ne + sw + se;
-    for (int64_t k = 0; k < K; ++k) {
-      const uint8_t* p = in + k * plane_stride + base;
-      float v = static_cast<float>(p[0]) * nw + static_cast<float>(p[1]) * ne + static_cast<float>(p[W]) * sw +
-                static_cast<float>(p[W + 1]) * se;
-      if (fills != nullptr) {
-        const float f = fills[k % channels];
-        v = (v - f) * mask + f;
+  r.nw[i] = wx0 * wy0;
+  r.ne[i] = wx1 * wy0;
+  r.sw[i] = wx0 * wy1;
+  r.se[i] = wx1 * wy1;
+  r.x0[i] = static_cast<int32_t>(x0);
+  r.y0[i] = static_cast<int32_t>(y0);
+  r.off[i] = static_cast<int32_t>(y0 * W + x0);
+  const bool interior = x0 >= 0 && y0 >= 0 && x0 + 1 < W && y0 + 1 < H;
+  // The gathers read 4 bytes from each tap row: not past the end of the plane on its last row.
+  const bool gather_safe = y0 + 2 < H || x0 + 4 <= W;
+  const bool outside = x0 < -1 || x0 >= W || y0 < -1 || y0 >= H;
+  r.cls[i] = (interior && gather_safe) ? kInterior : (outside ? kOutside : kEdge);
+}
+
+void plan_row_scalar(RowPlan& r, const Positions& p, int64_t oy, int64_t from, int64_t H, int64_t W, bool nearest) {
+  const float fw = static_cast<float>(W), fh = static_cast<float>(H);
+  for (int64_t ox = from; ox < p.OW; ++ox) {
+    float gx, gy;
+    grid_value(p, oy, ox, gx, gy);
+    plan_pixel(r, ox, source(gx, fw), source(gy, fh), H, W, nearest);
+  }
+}
+
+#ifdef JV_X86
+bool has_avx2() {
+  static const bool value = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return value;
+}
+
+// 8 pixels a step; returns the first pixel it did not plan.
+JV_AVX2 int64_t plan_row_avx2(RowPlan& r, const Positions& p, int64_t oy, int64_t H, int64_t W, bool nearest) {
+  const int64_t OW = p.OW;
+  const float fw = static_cast<float>(W), fh = static_cast<float>(H);
+  const __m256 vfw = _mm256_set1_ps(fw), vfh = _mm256_set1_ps(fh);
+  const __m256 one = _mm256_set1_ps(1.f), half = _mm256_set1_ps(0.5f), neg2 = _mm256_set1_ps(-2.f);
+  const __m256 xhi = _mm256_set1_ps(fw + 1.f), yhi = _mm256_set1_ps(fh + 1.f);
+  const __m256 lane = _mm256_setr_ps(0.f, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f);
+  const __m256i vW = _mm256_set1_epi32(static_cast<int32_t>(W)), vH = _mm256_set1_epi32(static_cast<int32_t>(H));
+  const __m256i m1 = _mm256_set1_epi32(-1);
+  const __m256i c1 = _mm256_set1_epi32(1), c2 = _mm256_set1_epi32(2), c4 = _mm256_set1_epi32(4);
+  float Yv = 0.f, bx = 0.f;
+  __m256 m0 = _mm256_setzero_ps(), m2 = m0, m3 = m0, m5 = m0, m6 = m0;
+  float Ym1 = 0.f, Ym4 = 0.f, Ym7 = 0.f;
+  if (p.kind != 2) {
+    const float* m = p.m;
+    Yv = p.kind == 0 ? static_cast<float>(oy) - static_cast<float>(p.OH - 1) * 0.5f : static_cast<float>(oy) + 0.5f;
+    bx = p.kind == 0 ? static_cast<float>(p.OW - 1) * 0.5f : 0.f;
+    m0 = _mm256_set1_ps(m[0]);
+    m2 = _mm256_set1_ps(m[2]);
+    m3 = _mm256_set1_ps(m[3]);
+    m5 = _mm256_set1_ps(m[5]);
+    m6 = _mm256_set1_ps(m[6]);
+    Ym1 = Yv * m[1];
+    Ym4 = Yv * m[4];
+    Ym7 = Yv * m[7];
+  }
+  const __m256 vY1 = _mm256_set1_ps(Ym1), vY4 = _mm256_set1_ps(Ym4), vY7 = _mm256_set1_ps(Ym7);
+  int64_t ox = 0;
+  for (; ox + 8 <= OW; ox += 8) {
+    __m256 gx, gy;
+    if (p.kind == 2) {
+      const float* q = p.g + (oy * OW + ox) * 2;
+      const __m256 a = _mm256_loadu_ps(q), b = _mm256_loadu_ps(q + 8);  // x0 y0 x1 y1 ... (two halves of 4)
+      const __m256 xs = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));  // lanes: 0 1 4 5 | 2 3 6 7
+      const __m256 ys = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+      gx = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(xs), _MM_SHUFFLE(3, 1, 2, 0)));
+      gy = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(ys), _MM_SHUFFLE(3, 1, 2, 0)));
+    } else {
+      const __m256 xo = _mm256_add_ps(_mm256_set1_ps(static_cast<float>(ox)), lane);  // exact
+      const __m256 X = p.kind == 0 ? _mm256_sub_ps(xo, _mm256_set1_ps(bx)) : _mm256_add_ps(xo, half);
+      gx = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(X, m0), vY1), m2);
+      gy = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(X, m3), vY4), m5);
+      if (p.kind == 1) {
+        const __m256 d = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(X, m6), vY7), one);
+        gx = _mm256_sub_ps(_mm256_div_ps(gx, d), one);
+        gy = _mm256_sub_ps(_mm256_div_ps(gy, d), one);
       }
-      out[k * out_stride] = to_u8(v);
     }
+    __m256 ix = _mm256_mul_ps(_mm256_sub_ps(_mm256_mul_ps(_mm256_add_ps(gx, one), vfw), one), half);
+    __m256 iy = _mm256_mul_ps(_mm256_sub_ps(_mm256_mul_ps(_mm256_add_ps(gy, one), vfh), one), half);
+    // clampf: max_ps returns its second operand when the first is NaN, so NaN goes to the lower bound.
+    ix = _mm256_min_ps(_mm256_max_ps(ix, neg2), xhi);
+    iy = _mm256_min_ps(_mm256_max_ps(iy, neg2), yhi);
+    if (nearest) {
+      const __m256i xn = _mm256_cvtps_epi32(ix), yn = _mm256_cvtps_epi32(iy);  // round half to even
+      const __m256i inside = _mm256_and_si256(
+          _mm256_and_si256(_mm256_cmpgt_epi32(xn, m1), _mm256_cmpgt_epi32(vW, xn)),
+          _mm256_and_si256(_mm256_cmpgt_epi32(yn, m1), _mm256_cmpgt_epi32(vH, yn)));
+      const __m256i off = _mm256_and_si256(_mm256_add_epi32(_mm256_mullo_epi32(yn, vW), xn), inside);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(r.off.data() + ox), off);
+      const int bits = _mm256_movemask_ps(_mm256_castsi256_ps(inside));
+      for (int j = 0; j < 8; ++j) r.cls[ox + j] = ((bits >> j) & 1) ? kInterior : kOutside;
+      r.group_interior[ox / 8] = bits == 0xff;
+      continue;
+    }
+    const __m256 x0f = _mm256_floor_ps(ix), y0f = _mm256_floor_ps(iy);
+    const __m256 wx0 = _mm256_sub_ps(_mm256_add_ps(x0f, one), ix), wx1 = _mm256_sub_ps(ix, x0f);
+    const __m256 wy0 = _mm256_sub_ps(_mm256_add_ps(y0f, one), iy), wy1 = _mm256_sub_ps(iy, y0f);
+    _mm256_storeu_ps(r.nw.data() + ox, _mm256_mul_ps(wx0, wy0));
+    _mm256_storeu_ps(r.ne.data() + ox, _mm256_mul_ps(wx1, wy0));
+    _mm256_storeu_ps(r.sw.data() + ox, _mm256_mul_ps(wx0, wy1));
+    _mm256_storeu_ps(r.se.data() + ox, _mm256_mul_ps(wx1, wy1));
+    const __m256i x0 = _mm256_cvttps_epi32(x0f), y0 = _mm256_cvttps_epi32(y0f);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(r.x0.data() + ox), x0);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(r.y0.data() + ox), y0);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(r.off.data() + ox),
+                        _mm256_add_epi32(_mm256_mullo_epi32(y0, vW), x0));
+    const __m256i x1 = _mm256_add_epi32(x0, c1), y1 = _mm256_add_epi32(y0, c1);
+    const __m256i interior = _mm256_and_si256(
+        _mm256_and_si256(_mm256_cmpgt_epi32(x0, m1), _mm256_cmpgt_epi32(vW, x1)),
+        _mm256_and_si256(_mm256_cmpgt_epi32(y0, m1), _mm256_cmpgt_epi32(vH, y1)));
+    // gather_safe: y0 + 2 < H || x0 + 4 <= W
+    const __m256i safe = _mm256_or_si256(_mm256_cmpgt_epi32(vH, _mm256_add_epi32(y0, c2)),
+                                         _mm256_cmpgt_epi32(_mm256_add_epi32(vW, c1), _mm256_add_epi32(x0, c4)));
+    // outside: x0 < -1 || x0 >= W || y0 < -1 || y0 >= H
+    const __m256i m2i = _mm256_set1_epi32(-2);
+    const __m256i outside = _mm256_or_si256(
+        _mm256_or_si256(_mm256_cmpgt_epi32(m2i, _mm256_sub_epi32(x0, c1)), _mm256_cmpgt_epi32(x1, vW)),
+        _mm256_or_si256(_mm256_cmpgt_epi32(m2i, _mm256_sub_epi32(y0, c1)), _mm256_cmpgt_epi32(y1, vH)));
+    const int bi = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_and_si256(interior, safe)));
+    const int bo = _mm256_movemask_ps(_mm256_castsi256_ps(outside));
+    if (bi != 0xff) {  // an all-interior group never reads its classes
+      for (int j = 0; j < 8; ++j) {
+        r.cls[ox + j] = ((bi >> j) & 1) ? kInterior : (((bo >> j) & 1) ? kOutside : kEdge);
+      }
+    }
+    r.group_interior[ox / 8] = bi == 0xff;
+  }
+  return ox;
+}
+#endif
+
+void plan_row(RowPlan& r, const Positions& p, int64_t oy, int64_t H, int64_t W, bool nearest) {
+  int64_t from = 0;
+#ifdef JV_X86
+  if (has_avx2()) from = plan_row_avx2(r, p, oy, H, W, nearest);
+#endif
+  plan_row_scalar(r, p, oy, from, H, W, nearest);
+  for (int64_t g = from / 8; g < (p.OW + 7) / 8; ++g) r.group_interior[g] = 0;
+}
+
+// One plane's output row from the plan (bilinear). fill: nullptr or the plane's fill value.
+inline void bilinear_pixel(const RowPlan& r, int64_t i, const uint8_t* in, uint8_t* out, int64_t H, int64_t W,
+                           const float* fill, uint8_t fill_u8) {
+  const uint8_t c = r.cls[i];
+  if (c == kOutside) {
+    out[i] = fill != nullptr ? fill_u8 : 0;
     return;
   }
-  const bool x0_in = x0 >= 0 && x0 < W, x1_in = x0 + 1 >= 0 && x0 + 1 < W;
-  const bool y0_in = y0 >= 0 && y0 < H, y1_in = y0 + 1 >= 0 && y0 + 1 < H;
-  nw = (x0_in && y0_in) ? nw : 0.f;
-  ne = (x1_in && y0_in) ? ne : 0.f;
-  sw = (x0_in && y1_in) ? sw : 0.f;
-  se = (x1_in && y1_in) ? se : 0.f;
-  const int64_t o_nw = (x0_in && y0_in) ? y0 * W + x0 : 0, o_ne = (x1_in && y0_in) ? y0 * W + x0 + 1 : 0;
-  const int64_t o_sw = (x0_in && y1_in) ? (y0 + 1) * W + x0 : 0, o_se = (x1_in && y1_in) ? (y0 + 1) * W + x0 + 1 : 0;
-  const float mask = nw + ne + sw + se;
-  for (int64_t k = 0; k < K; ++k) {
-    const uint8_t* p = in + k * plane_stride;
-    float v = static_cast<float>(p[o_nw]) * nw + static_cast<float>(p[o_ne]) * ne + static_cast<float>(p[o_sw]) * sw +
-              static_cast<float>(p[o_se]) * se;
-    if (fills != nullptr) {
-      const float f = fills[k % channels];
-      v = (v - f) * mask + f;
-    }
-    out[k * out_stride] = to_u8(v);
+  float nw = r.nw[i], ne = r.ne[i], sw = r.sw[i], se = r.se[i];
+  float v;
+  if (c == kInterior) {
+    const uint8_t* q = in + r.off[i];
+    v = static_cast<float>(q[0]) * nw + static_cast<float>(q[1]) * ne + static_cast<float>(q[W]) * sw +
+        static_cast<float>(q[W + 1]) * se;
+  } else {
+    const int64_t x0 = r.x0[i], y0 = r.y0[i];
+    const bool x0_in = x0 >= 0 && x0 < W, x1_in = x0 + 1 >= 0 && x0 + 1 < W;
+    const bool y0_in = y0 >= 0 && y0 < H, y1_in = y0 + 1 >= 0 && y0 + 1 < H;
+    nw = (x0_in && y0_in) ? nw : 0.f;
+    ne = (x1_in && y0_in) ? ne : 0.f;
+    sw = (x0_in && y1_in) ? sw : 0.f;
+    se = (x1_in && y1_in) ? se : 0.f;
+    const float a = (x0_in && y0_in) ? in[y0 * W + x0] : 0.f, b = (x1_in && y0_in) ? in[y0 * W + x0 + 1] : 0.f;
+    const float cc = (x0_in && y1_in) ? in[(y0 + 1) * W + x0] : 0.f;
+    const float d = (x1_in && y1_in) ? in[(y0 + 1) * W + x0 + 1] : 0.f;
+    v = a * nw + b * ne + cc * sw + d * se;
   }
+  if (fill != nullptr) {
+    const float mask = nw + ne + sw + se;
+    v = (v - *fill) * mask + *fill;
+  }
+  out[i] = to_u8(v);
+}
+
+void bilinear_row_scalar(const RowPlan& r, int64_t from, int64_t OW, const uint8_t* in, uint8_t* out, int64_t H,
+                         int64_t W, const float* fill, uint8_t fill_u8) {
+  for (int64_t i = from; i < OW; ++i) bilinear_pixel(r, i, in, out, H, W, fill, fill_u8);
+}
+
+#ifdef JV_X86
+// Up to kPlanes planes per pass over the row: the offsets and weights of 8 pixels are loaded once and the planes'
+// gathers are independent (they overlap in the pipeline).
+constexpr int kPlanes = 4;
+
+struct PlaneSet {
+  const uint8_t* in[kPlanes];
+  uint8_t* out[kPlanes];
+  const float* fill[kPlanes];  // nullptr: no fill
+  uint8_t fill_u8[kPlanes];
+  int n;
+};
+
+JV_AVX2 void bilinear_row_avx2(const RowPlan& r, int64_t OW, const PlaneSet& ps, int64_t H, int64_t W) {
+  const __m256i lo = _mm256_set1_epi32(0xff);
+  const __m256 zero = _mm256_setzero_ps(), top = _mm256_set1_ps(255.f);
+  const bool has_fill = ps.fill[0] != nullptr;
+  __m256 vf[kPlanes];
+  for (int k = 0; k < ps.n; ++k) vf[k] = _mm256_set1_ps(has_fill ? *ps.fill[k] : 0.f);
+  int64_t i = 0;
+  for (; i + 8 <= OW; i += 8) {
+    if (!r.group_interior[i / 8]) {
+      for (int k = 0; k < ps.n; ++k) {
+        for (int64_t j = i; j < i + 8; ++j) bilinear_pixel(r, j, ps.in[k], ps.out[k], H, W, ps.fill[k], ps.fill_u8[k]);
+      }
+      continue;
+    }
+    const __m256i off = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r.off.data() + i));
+    const __m256 nw = _mm256_loadu_ps(r.nw.data() + i), ne = _mm256_loadu_ps(r.ne.data() + i);
+    const __m256 sw = _mm256_loadu_ps(r.sw.data() + i), se = _mm256_loadu_ps(r.se.data() + i);
+    const __m256 mask = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(nw, ne), sw), se);
+    for (int k = 0; k < ps.n; ++k) {
+      const __m256i a = _mm256_i32gather_epi32(reinterpret_cast<const int*>(ps.in[k]), off, 1);
+      const __m256i b = _mm256_i32gather_epi32(reinterpret_cast<const int*>(ps.in[k] + W), off, 1);
+      const __m256 p00 = _mm256_cvtepi32_ps(_mm256_and_si256(a, lo));
+      const __m256 p01 = _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(a, 8), lo));
+      const __m256 p10 = _mm256_cvtepi32_ps(_mm256_and_si256(b, lo));
+      const __m256 p11 = _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(b, 8), lo));
+      __m256 v = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(p00, nw), _mm256_mul_ps(p01, ne)),
+                                             _mm256_mul_ps(p10, sw)),
+                               _mm256_mul_ps(p11, se));
+      if (has_fill) v = _mm256_add_ps(_mm256_mul_ps(_mm256_sub_ps(v, vf[k]), mask), vf[k]);
+      v = _mm256_min_ps(_mm256_max_ps(v, zero), top);  // NaN -> 0 (max_ps's second operand)
+      const __m256i q = _mm256_cvtps_epi32(v);         // round half to even
+      const __m128i w16 = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(ps.out[k] + i), _mm_packus_epi16(w16, w16));
+    }
+  }
+  for (int k = 0; k < ps.n; ++k) bilinear_row_scalar(r, i, OW, ps.in[k], ps.out[k], H, W, ps.fill[k], ps.fill_u8[k]);
+}
+#endif
+
+void nearest_row(const RowPlan& r, int64_t OW, const uint8_t* in, uint8_t* out, uint8_t outside_value) {
+  for (int64_t i = 0; i < OW; ++i) out[i] = r.cls[i] == kInterior ? in[r.off[i]] : outside_value;
 }
 
 std::vector<float> parse_fill(c10::optional<at::ArrayRef<double>> fill, int64_t channels) {
@@ -115,11 +357,67 @@ std::vector<float> parse_fill(c10::optional<at::ArrayRef<double>> fill, int64_t 
 
 void check_common(const at::Tensor& image, int64_t mode, int64_t channels) {
   TORCH_CHECK(image.scalar_type() == at::kByte && image.dim() >= 3, "jitvision_native.warp: expected uint8 [..., H, W]");
+  TORCH_CHECK(image.device().is_cpu(), "jitvision_native.warp: expected a CPU tensor");
   TORCH_CHECK(mode == 0 || mode == 1, "jitvision_native.warp: mode must be 0 (nearest) or 1 (bilinear)");
   TORCH_CHECK(channels > 0, "jitvision_native.warp: channels must be positive");
 }
 
-inline float source(float g, float size) { return ((g + 1.f) * size - 1.f) / 2.f; }
+// The shared driver: src [G, K, H, W] contiguous uint8; positions per group from `make_positions(gi)`.
+template <typename MakePositions>
+at::Tensor run_warp(const at::Tensor& src, int64_t OH, int64_t OW, int64_t mode, int64_t channels,
+                    const std::vector<float>& fills, MakePositions make_positions) {
+  const int64_t G = src.size(0), K = src.size(1), H = src.size(2), W = src.size(3);
+  TORCH_CHECK(K % channels == 0, "jitvision_native.warp: K must be a multiple of channels");
+  TORCH_CHECK(H * W < (int64_t{1} << 31) - 8, "jitvision_native.warp: planes over 2^31 pixels are not supported");
+  at::Tensor out = at::empty({G, K, OH, OW}, src.options());
+  if (out.numel() == 0) return out;
+  const uint8_t* in = src.data_ptr<uint8_t>();
+  uint8_t* dst = out.data_ptr<uint8_t>();
+  const bool nearest = mode == 0;
+  const bool has_fill = !fills.empty();
+  std::vector<uint8_t> fill_u8(static_cast<size_t>(channels), 0);
+  for (int64_t c = 0; c < channels && has_fill; ++c) fill_u8[c] = to_u8(fills[c]);
+#ifdef JV_X86
+  const bool avx2 = has_avx2();
+#endif
+  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, OW * K));
+  at::parallel_for(0, G * OH, grain, [&](int64_t begin, int64_t end) {
+    RowPlan plan(OW);
+    for (int64_t row = begin; row < end; ++row) {
+      const int64_t gi = row / OH, oy = row % OH;
+      const Positions pos = make_positions(gi);
+      plan_row(plan, pos, oy, H, W, nearest);
+#ifdef JV_X86
+      if (avx2 && !nearest) {
+        for (int64_t k0 = 0; k0 < K; k0 += kPlanes) {
+          PlaneSet ps;
+          ps.n = static_cast<int>(std::min<int64_t>(kPlanes, K - k0));
+          for (int j = 0; j < ps.n; ++j) {
+            const int64_t k = k0 + j, c = k % channels;
+            ps.in[j] = in + (gi * K + k) * H * W;
+            ps.out[j] = dst + ((gi * K + k) * OH + oy) * OW;
+            ps.fill[j] = has_fill ? &fills[c] : nullptr;
+            ps.fill_u8[j] = has_fill ? fill_u8[c] : 0;
+          }
+          bilinear_row_avx2(plan, OW, ps, H, W);
+        }
+        continue;
+      }
+#endif
+      for (int64_t k = 0; k < K; ++k) {
+        const int64_t c = k % channels;
+        const uint8_t* plane = in + (gi * K + k) * H * W;
+        uint8_t* orow = dst + ((gi * K + k) * OH + oy) * OW;
+        if (nearest) {
+          nearest_row(plan, OW, plane, orow, has_fill ? fill_u8[c] : 0);
+          continue;
+        }
+        bilinear_row_scalar(plan, 0, OW, plane, orow, H, W, has_fill ? &fills[c] : nullptr, has_fill ? fill_u8[c] : 0);
+      }
+    }
+  });
+  return out;
+}
 
 // Sampling at grid positions computed in place from per-group coefficients [G, 8] (float32), as
 // torchvision's grids compute them: affine (projective=false): X = ox - (OW - 1) / 2, Y = oy - (OH - 1) / 2,
@@ -131,34 +429,25 @@ at::Tensor warp_u8(const at::Tensor& image, const at::Tensor& coefficients, int6
   TORCH_CHECK(coefficients.dim() == 2 && coefficients.size(1) == 8, "jitvision_native.warp_u8: coefficients [G, 8]");
   const at::Tensor src = image.reshape({coefficients.size(0), -1, image.size(-2), image.size(-1)}).contiguous();
   const at::Tensor c = coefficients.to(at::kFloat).contiguous();
-  const int64_t G = src.size(0), K = src.size(1), H = src.size(2), W = src.size(3);
-  const int64_t OH = out_h, OW = out_w;
-  TORCH_CHECK(K % channels == 0, "jitvision_native.warp_u8: K must be a multiple of channels");
-  const std::vector<float> fills = parse_fill(fill, channels);
-  at::Tensor out = at::empty({G, K, OH, OW}, src.options());
-  const float fw = static_cast<float>(W), fh = static_cast<float>(H);
-  const uint8_t* in = src.data_ptr<uint8_t>();
-  uint8_t* dst = out.data_ptr<uint8_t>();
-  const float* fill_ptr = fills.empty() ? nullptr : fills.data();
-  for (int64_t gi = 0; gi < G; ++gi) {
-    const float* m = c.data_ptr<float>() + gi * 8;
-    for (int64_t oy = 0; oy < OH; ++oy) {
-      const float Y = projective ? static_cast<float>(oy) + 0.5f : static_cast<float>(oy) - (OH - 1) * 0.5f;
-      for (int64_t ox = 0; ox < OW; ++ox) {
-        const float X = projective ? static_cast<float>(ox) + 0.5f : static_cast<float>(ox) - (OW - 1) * 0.5f;
-        float gx = X * m[0] + Y * m[1] + m[2];
-        float gy = X * m[3] + Y * m[4] + m[5];
-        if (projective) {
-          const float d = X * m[6] + Y * m[7] + 1.f;
-          gx = gx / d - 1.f;
-          gy = gy / d - 1.f;
-        }
-        sample_pixel(source(gx, fw), source(gy, fh), in + gi * K * H * W, H * W, dst + (gi * K * OH + oy) * OW + ox,
-                     OH * OW, K, H, W, mode, channels, fill_ptr);
-      }
-    }
-  }
-  return out;
+  const float* cp = c.data_ptr<float>();
+  const int kind = projective ? 1 : 0;
+  return run_warp(src, out_h, out_w, mode, channels, parse_fill(fill, channels), [&](int64_t gi) {
+    return Positions{kind, cp + gi * 8, nullptr, out_h, out_w};
+  });
+}
+
+// Sampling at a given grid [G, OH, OW, 2] (grid_sample's normalised units, align_corners=False).
+at::Tensor warp_grid_u8(const at::Tensor& image, const at::Tensor& grid, int64_t mode, int64_t channels,
+                        c10::optional<at::ArrayRef<double>> fill) {
+  check_common(image, mode, channels);
+  TORCH_CHECK(grid.dim() == 4 && grid.size(3) == 2, "jitvision_native.warp_grid_u8: grid [G, OH, OW, 2]");
+  const at::Tensor src = image.reshape({grid.size(0), -1, image.size(-2), image.size(-1)}).contiguous();
+  const at::Tensor g = grid.to(at::kFloat).contiguous();
+  const int64_t OH = g.size(1), OW = g.size(2);
+  const float* gp = g.data_ptr<float>();
+  return run_warp(src, OH, OW, mode, channels, parse_fill(fill, channels), [&](int64_t gi) {
+    return Positions{2, nullptr, gp + gi * OH * OW * 2, OH, OW};
+  });
 }
 
 }  // namespace
@@ -168,8 +457,10 @@ TORCH_LIBRARY_FRAGMENT(jitvision_native, m) {
   m.def(
       "warp_u8(Tensor image, Tensor coefficients, SymInt out_h, SymInt out_w, bool projective, int mode, int channels, "
       "float[]? fill=None) -> Tensor");
+  m.def("warp_grid_u8(Tensor image, Tensor grid, int mode, int channels, float[]? fill=None) -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(jitvision_native, CPU, m) {
   m.impl("warp_u8", &jitvision_native::warp_u8);
+  m.impl("warp_grid_u8", &jitvision_native::warp_grid_u8);
 }

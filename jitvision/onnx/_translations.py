@@ -324,6 +324,10 @@ def table() -> Dict[Any, Callable[..., Any]]:
             "jitvision_native::warp_u8 (the uint8 affine/rotate/perspective warp)",
             "torch's uint8 warp (grid_sample in float32 with its rounding and fill mask) is not translated",
         ),
+        ("jitvision_native", "warp_grid_u8"): _unsupported(
+            "jitvision_native::warp_grid_u8 (the uint8 elastic warp at a given grid)",
+            "torch's uint8 warp (grid_sample in float32 with its rounding and fill mask) is not translated",
+        ),
         ("jitvision_native", "resized_crop_box"): resized_crop_box,
         ("jitvision_native", "crop_at"): crop_at,
         ("jitvision", "resized_crop_box"): resized_crop_box,  # the Python op, where the native library is not built

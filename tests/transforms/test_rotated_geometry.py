@@ -147,17 +147,44 @@ def _call(op: str):
     return lambda boxes: getattr(F, op)(boxes, **kwargs)
 
 
-# Tracing the rotated clamp (four unrolled passes) takes dynamo ~10 s per op on this machine: the graph checks
-# cover three box paths (no clamp, the clamp itself, the tensor crop box); the corner transform is compiled in
-# the RandomAffine check below.
-@pytest.mark.parametrize("op", ["horizontal_flip", "clamp_bounding_boxes", "resized_crop"])
-def test_functional_is_one_graph_on_rotated_boxes(op):
-    boxes = make_rotated_boxes((24, 28), "CXCYWHR" if op in ("affine", "elastic") else "XYXYXYXY", num_boxes=7)
+# Every geometry functional on each rotated format: one graph (eager backend) that agrees with eager. Tracing the
+# rotated clamp (four unrolled passes) costs dynamo seconds per graph on this machine, so the boxes carry no
+# clamping mode here except for clamp_bounding_boxes itself (whose clamp is the op); the clamp inside the other ops
+# is compiled in test_rotated_clamp_inside_ops_is_one_graph and in the RandomAffine check below.
+@pytest.mark.parametrize("format", ROTATED_FORMATS)
+@pytest.mark.parametrize("op", OPS)
+def test_functional_is_one_graph_on_rotated_boxes(op, format):
+    clamping_mode = "soft" if op == "clamp_bounding_boxes" else None
+    boxes = make_rotated_boxes((24, 28), format, num_boxes=7, clamping_mode=clamping_mode)
     fn = _call(op)
     out = assert_one_graph(fn, boxes)
     expected = fn(boxes)
     assert type(out) is type(expected) and out.canvas_size == expected.canvas_size
+    assert out.format == expected.format and out.clamping_mode == expected.clamping_mode
     torch.testing.assert_close(out.as_subclass(torch.Tensor), expected.as_subclass(torch.Tensor))
+
+
+@pytest.mark.parametrize("op,format", [("affine", "XYWHR")])
+def test_rotated_clamp_inside_ops_is_one_graph(op, format):
+    boxes = make_rotated_boxes((24, 28), format, num_boxes=7, clamping_mode="hard")
+    fn = _call(op)
+    out = assert_one_graph(fn, boxes)
+    torch.testing.assert_close(out.as_subclass(torch.Tensor), fn(boxes).as_subclass(torch.Tensor))
+
+
+@pytest.mark.parametrize("op", ["affine", "rotate"])
+def test_inductor_matches_eager_on_rotated_boxes(op):
+    """Inductor's numerics on the rotated corner math (one format each, no clamp: inductor compiles of the
+    rotated clamp took minutes on this machine)."""
+    torch._dynamo.reset()
+    format = {"affine": "XYWHR", "rotate": "XYXYXYXY"}[op]
+    boxes = make_rotated_boxes((24, 28), format, num_boxes=9, clamping_mode=None)
+    fn = _call(op)
+    compiled = torch.compile(fn, fullgraph=True)
+    out = compiled(boxes)
+    expected = fn(boxes)
+    assert type(out) is type(expected) and out.canvas_size == expected.canvas_size
+    torch.testing.assert_close(out.as_subclass(torch.Tensor), expected.as_subclass(torch.Tensor), atol=1e-4, rtol=0)
 
 
 def test_random_classes_on_rotated_boxes_are_one_graph_and_stay_random():

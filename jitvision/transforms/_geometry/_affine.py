@@ -17,11 +17,13 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 import torch
 
+from ... import _native
 from ...tv_tensors import BoundingBoxes, Image, KeyPoints, Mask, Video, box_format_from, kind_of, wrap
 from .. import functional as F
 from .._random import draw_coins, uniform
 from .._transform import RandomApplyTransform, Transform
-from ..functional._dispatch import is_pure_tensor, is_tracing, unwrap
+from ..functional._blur import blur_with_sigma, gaussian_weights
+from ..functional._dispatch import call_custom_op, is_pure_tensor, is_tracing, unwrap
 from ..functional._geometry._affine import (
     affine_bounding_boxes_matrix,
     affine_keypoints_matrix,
@@ -492,13 +494,48 @@ def _gaussian_taps(size: int, sigma: float, device: torch.device) -> torch.Tenso
 
 
 def _blur(field: torch.Tensor, size: int, sigma_x: float, sigma_y: float) -> torch.Tensor:
-    """Gaussian blur of ``[B, 1, H, W]`` (reflect padding, ``size`` taps per axis), separable."""
+    """Gaussian blur of ``[B, 1, H, W]`` (reflect padding, ``size`` taps per axis), separable: torchvision's
+    ``gaussian_blur(field, [size, size], [sigma_x, sigma_y])``. With both sigmas positive it is this package's
+    separable blur (shifted multiply-adds: ~3x faster than the two ``conv2d`` below, which remain for a zero
+    sigma). Outside TorchScript it is the native op ``jitvision_native::gaussian_blur`` in eager, compile and export
+    alike (the OpenCV route of eager ``gaussian_blur`` differs in the last bits, which moved some uint8 outputs of
+    an exported program by one); TorchScript makes the op's ATen calls itself (the same values)."""
+    if sigma_x > 0.0 and sigma_y > 0.0:
+        sx = torch.tensor(sigma_x, dtype=torch.float64, device=field.device)
+        sy = torch.tensor(sigma_y, dtype=torch.float64, device=field.device)
+        if torch.jit.is_scripting():
+            weights_x: List[float] = gaussian_weights(size, sx, field.dtype).tolist()
+            weights_y: List[float] = gaussian_weights(size, sy, field.dtype).tolist()
+            return _blur_with_taps(field, weights_x, weights_y)
+        if _native_blur_applies(field):
+            return call_custom_op(torch.ops.jitvision_native.gaussian_blur.default, field, [size, size], sx, sy)
+        return blur_with_sigma(field, [size, size], sx, sy)
     half = size // 2
     taps_x = _gaussian_taps(size, sigma_x, field.device).reshape(1, 1, 1, size)
     taps_y = _gaussian_taps(size, sigma_y, field.device).reshape(1, 1, size, 1)
     padded = torch.nn.functional.pad(field, [half, half, half, half], mode="reflect")
     out = torch.nn.functional.conv2d(padded, taps_x)
     return torch.nn.functional.conv2d(out, taps_y)
+
+
+def _blur_with_taps(field: torch.Tensor, weights_x: List[float], weights_y: List[float]) -> torch.Tensor:
+    """jitvision_native::gaussian_blur's ATen calls on a float field: reflect padding, then per axis a multiply by
+    the first tap and one ``add_(slice, alpha=tap)`` per further tap."""
+    kx, ky = len(weights_x), len(weights_y)
+    height, width = field.shape[-2], field.shape[-1]
+    padded = torch.nn.functional.pad(field, [kx // 2, kx // 2, ky // 2, ky // 2], mode="reflect")
+    rows = torch.mul(padded[..., 0:width], weights_x[0])
+    for i in range(1, kx):
+        rows.add_(padded[..., i : i + width], alpha=weights_x[i])
+    out = torch.mul(rows[..., 0:height, :], weights_y[0])
+    for j in range(1, ky):
+        out.add_(rows[..., j : j + height, :], alpha=weights_y[j])
+    return out
+
+
+@torch.jit.unused
+def _native_blur_applies(field: torch.Tensor) -> bool:
+    return _native.FILTERS and field.device.type == "cpu" and not field.requires_grad
 
 
 def _odd_taps(sigma: float) -> int:

@@ -16,7 +16,7 @@ import PIL.Image
 import torch
 
 from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
-from .._dispatch import get_kernel, is_pure_tensor, register_kernel, unwrap
+from .._dispatch import get_kernel, is_pure_tensor, is_tracing, register_kernel, unwrap
 from .._meta import (
     as_box_format,
     check_boxes,
@@ -26,7 +26,15 @@ from .._meta import (
     is_rotated_format,
 )
 from ._interpolation import InterpolationMode
-from ._warp import FillType, fill_as_list, grid_mode, sample_grid, warp_dtype
+from ._warp import (
+    FillType,
+    fill_as_list,
+    grid_mode,
+    native_grid_applies,
+    native_grid_warp,
+    sample_grid,
+    warp_dtype,
+)
 
 
 def _check_displacement(displacement: torch.Tensor, height: int, width: int, batched: bool) -> None:
@@ -41,6 +49,9 @@ def _check_displacement(displacement: torch.Tensor, height: int, width: int, bat
         or (not batched and shape[0] != 1)
     ):
         expected = "[G, " if batched else "[1, "
+        if not torch.jit.is_scripting() and is_tracing():
+            # symbolic sizes have no str() under dynamo: the same error without the numbers
+            raise ValueError("elastic: displacement must have shape " + expected + "H, W, 2] with the image's H and W")
         raise ValueError(
             "elastic: displacement must have shape "
             + expected
@@ -97,6 +108,8 @@ def warp_elastic_image(
         if displacement.shape[0] > 1
         else grid.add_(displacement.to(dtype=dtype, device=image.device))
     )
+    if not torch.jit.is_scripting() and native_grid_applies(work, grid, mode):
+        return native_grid_warp(work, grid, mode, fill, "elastic")
     out = sample_grid(work, grid, mode, fill, "elastic")
     return out.half() if half else out
 

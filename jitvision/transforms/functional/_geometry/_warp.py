@@ -335,6 +335,34 @@ def native_warp(
     return out.reshape(out_shape)
 
 
+@torch.jit.unused
+def native_grid_applies(image: torch.Tensor, grid: torch.Tensor, mode: str) -> bool:
+    return _native.WARP_GRID and native_applies(image, mode) and grid.device.type == "cpu"
+
+
+@torch.jit.unused
+def native_grid_warp(
+    image: torch.Tensor, grid: torch.Tensor, mode: str, fill: Optional[List[float]], op: str
+) -> torch.Tensor:
+    """uint8 ``image`` ``[..., C, H, W]`` sampled at ``grid`` ``[G, oh, ow, 2]`` by ``jitvision_native::warp_grid_u8``
+    (``sample_grid``'s values and layout without the float image)."""
+    if image.ndim < 3:
+        raise ValueError(op + ": expected an image [..., C, H, W] with at least 3 dimensions, got " + str(image.ndim))
+    channels = image.shape[-3]
+    if fill is not None and len(fill) > 1 and len(fill) != channels:
+        raise ValueError(
+            op + ": fill has " + str(len(fill)) + " values but the image has " + str(channels) + " channels"
+        )
+    out_shape = list(image.shape[:-2]) + [grid.shape[1], grid.shape[2]]
+    if image.numel() == 0:
+        return torch.empty(out_shape, dtype=image.dtype, device=image.device)
+    period = channels if fill is not None and len(fill) > 1 else 1
+    out = torch.ops.jitvision_native.warp_grid_u8(
+        image.unsqueeze(0), grid.float(), 0 if mode == "nearest" else 1, period, fill
+    )
+    return out.reshape(out_shape)
+
+
 def affine_coefficients(theta: torch.Tensor, height: int, width: int) -> torch.Tensor:
     """``[G, 8]``: the grid coefficients of inverse matrices ``theta`` ``[G, 2, 3]`` as ``affine_grid`` uses
     them (each row divided by half the input size, in theta's dtype), padded with two zeros."""
