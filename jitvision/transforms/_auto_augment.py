@@ -103,6 +103,10 @@ class _AutoAugmentBase(Transform):
         self._name: str = owner
         self.interpolation = check_interpolation(interpolation, owner)
         self._mode_value: str = self.interpolation.value
+        try:  # the tensor kernels' mode, once (an unsupported mode raises at call time, as torchvision's)
+            self._grid: str = grid_mode(self._mode_value, owner)
+        except ValueError:
+            self._grid = ""
         self.fill = fill
         self._fills = setup_fill(fill, owner)
         self._script_fill = scripted_fill(self._fills)
@@ -212,7 +216,7 @@ class _AutoAugmentBase(Transform):
     def _step(
         self, image: torch.Tensor, op: torch.Tensor, magnitude: torch.Tensor, fill: Optional[List[float]]
     ) -> torch.Tensor:
-        mode = grid_mode(self._mode_value, self._name)
+        mode = self._grid if self._grid != "" else grid_mode(self._mode_value, self._name)
         if torch.jit.is_scripting():
             return apply_step(image, op, magnitude, mode, fill)
         return self._switch_step(image, op, magnitude, mode, fill)
@@ -305,7 +309,7 @@ class AutoAugment(_AutoAugmentBase):
 
     @torch.jit.unused
     def _eager_choices(self, height: int, width: int) -> Optional[Any]:
-        u = uniform([1, 5], self._rng(), torch.device("cpu"))[0].tolist()
+        u = uniform([1, 5], self._rng(), torch.device("cpu")).tolist()[0]
         policy = _randint_host(u[0], self._num_policies)
         steps = self._policy_rows[policy]
         ops = [op if u[1 + k] <= p else 0 for k, (op, p, _) in enumerate(steps)]
@@ -349,7 +353,7 @@ class RandAugment(_AutoAugmentBase):
 
     @torch.jit.unused
     def _eager_choices(self, height: int, width: int) -> Optional[Any]:
-        u = uniform([1, self.num_ops, 2], self._rng(), torch.device("cpu"))[0].tolist()
+        u = uniform([1, self.num_ops, 2], self._rng(), torch.device("cpu")).tolist()[0]
         ops = [self._space[_randint_host(row[0], len(self._space))] for row in u]
         return ops, [self.magnitude] * len(ops), [row[1] for row in u]
 
@@ -383,7 +387,7 @@ class TrivialAugmentWide(_AutoAugmentBase):
 
     @torch.jit.unused
     def _eager_choices(self, height: int, width: int) -> Optional[Any]:
-        u = uniform([1, 1, 3], self._rng(), torch.device("cpu"))[0, 0].tolist()
+        u = uniform([1, 1, 3], self._rng(), torch.device("cpu")).tolist()[0][0]
         return [self._space[_randint_host(u[0], len(self._space))]], [_randint_host(u[1], self._num_bins)], u[2:]
 
     def extra_repr(self) -> str:
