@@ -8,7 +8,6 @@
 #include <ATen/ATen.h>
 #include <torch/library.h>
 
-#include <array>
 #include <cstdint>
 
 namespace jitvision_native {
@@ -35,12 +34,10 @@ at::Tensor to_float_u8(const at::Tensor& image, std::optional<at::ArrayRef<doubl
     const int64_t c = p % C;
     const double s = has_norm ? (*std)[c] : 1.0, m = has_norm ? (*mean)[c] : 0.0;
     const float a = static_cast<float>(1.0 / (255.0 * s)), b = static_cast<float>(-m / s);
-    // A table of the 256 values, then a lookup per pixel (bit-identical to computing each one).
-    std::array<float, 256> table;
-    for (int v = 0; v < 256; ++v) table[v] = static_cast<float>(v) * a + b;
+    // Computed per pixel (a loop the compiler vectorises; a 256-entry table lookup measured ~4x slower).
     const uint8_t* ip = in + p * plane;
     float* op = o + p * plane;
-    for (int64_t i = 0; i < plane; ++i) op[i] = table[ip[i]];
+    for (int64_t i = 0; i < plane; ++i) op[i] = static_cast<float>(ip[i]) * a + b;
   }
   return out;
 }
