@@ -37,6 +37,9 @@ static output shape) and callable from TorchScript as ``torch.ops.jitvision_nati
 - ``resized_crop_box(image, box, size, interpolation, antialias)``: ``resized_crop`` with the region an int64
   tensor ``[top, left, height, width]`` (or one per row), any dtype, device and tensor interpolation mode, zero
   padding outside the image (``csrc/crop.cpp``). These two are what random crops put into a traced graph.
+- ``to_float_u8(image, mean=None, std=None)``: uint8 ``[..., C, H, W]`` to float32 ``v / 255`` [then ``(x - mean) /
+  std``] in one pass, the float tail's arithmetic above (``csrc/augment.cpp``; Compose runs it after an
+  augmentation policy, see ``transforms._fusion``).
 
 The uint8 result is bit-identical to torch's uint8 antialiased ``interpolate`` (the path torchvision takes on CPUs
 with AVX2/AVX512), so the float result is that uint8 value scaled and normalised, within float rounding (~1e-6) of
@@ -252,6 +255,12 @@ if AVAILABLE:
                                   crop_generator=None, flip_generator=None):
         dtype = torch.float32 if to_float else torch.uint8
         return image.new_empty((*image.shape[:-2], size[0], size[1]), dtype=dtype)
+
+    if hasattr(torch.ops.jitvision_native, "to_float_u8"):  # absent from a library built before it
+
+        @torch.library.register_fake("jitvision_native::to_float_u8")
+        def _to_float_u8_fake(image, mean=None, std=None):
+            return torch.empty_like(image, dtype=torch.float32, memory_format=torch.contiguous_format)
 
     @torch.library.register_fake("jitvision_native::warp_u8")
     def _warp_u8_fake(image, coefficients, out_h, out_w, projective, mode, channels, fill=None):

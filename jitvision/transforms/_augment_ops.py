@@ -127,12 +127,16 @@ def _nearest_gather_u8(image: torch.Tensor, inverse: torch.Tensor, fill: Optiona
     xs = torch.arange(width, dtype=torch.float32).sub_((width - 1) * 0.5).unsqueeze(0)
     ys = torch.arange(height, dtype=torch.float32).sub_((height - 1) * 0.5).unsqueeze(1)
     # The kernel's float32 sequence: g = (X c0 + Y c1) + c2, source = ((g + 1) W - 1) / 2, clamped to [-2, W + 1].
-    ix = (xs * c[0]).add(ys * c[1]).add_(c[2]).add_(1.0).mul_(width).sub_(1.0).div_(2.0)
-    iy = (xs * c[3]).add(ys * c[4]).add_(c[5]).add_(1.0).mul_(height).sub_(1.0).div_(2.0)
+    # A zero coefficient leaves its term out (adding a zero product changes no value): a shear's other coordinate
+    # then stays one row or one column, computed once.
+    ix = xs * c[0] if c[1] == 0.0 else (xs * c[0]).add(ys * c[1])
+    iy = ys * c[4] if c[3] == 0.0 else (xs * c[3]).add(ys * c[4])
+    ix = ix.add_(c[2]).add_(1.0).mul_(width).sub_(1.0).div_(2.0)
+    iy = iy.add_(c[5]).add_(1.0).mul_(height).sub_(1.0).div_(2.0)
     ix = ix.clamp_(-2.0, width + 1.0).round_().add_(2.0)
     iy = iy.clamp_(-2.0, height + 1.0).round_().add_(2.0)
     # Positions outside the image land in a 2-pixel border of fill around it (no masks: bool ops are slow here).
-    index = iy.mul_(width + 4).add_(ix).to(torch.int64).reshape(1, -1)
+    index = iy.to(torch.int64).mul_(width + 4).add(ix.to(torch.int64)).reshape(1, -1)
     planes = image.reshape(-1, height, width)
     values = [0.0] if fill is None else fill
     levels = [int(min(max(round(v), 0), 255)) for v in values]  # Python's round is half to even, as the kernel's

@@ -14,6 +14,7 @@ image or video per sample, uint8 or float, 1 or 3 channels, PIL images through t
 """
 
 import enum
+import struct
 from typing import Any, Dict, List, Optional, Union
 
 import PIL.Image
@@ -59,6 +60,16 @@ def _randint(u: torch.Tensor, n: int) -> torch.Tensor:
     return (u * n).floor().to(torch.int64).clamp(max=n - 1)
 
 
+_FLOAT32 = struct.Struct("f")
+
+
+def _randint_host(u: float, n: int) -> int:
+    """``_randint`` of one float32 uniform read on the host: the float32 product (the exact double product rounded
+    to float32, as torch computes ``u * n``), floored, clamped."""
+    product = _FLOAT32.unpack(_FLOAT32.pack(u * n))[0]
+    return min(int(product), n - 1)
+
+
 def _first_row(params: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
     out: Dict[str, torch.Tensor] = {}
     for key, value in params.items():
@@ -69,7 +80,13 @@ def _first_row(params: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
 class _AutoAugmentBase(Transform):
     """What the four policies share: the op space, the magnitude bins, ``fill``/``interpolation`` and the steps."""
 
-    __jit_ignored_attributes__ = Transform.__jit_ignored_attributes__ + ["fill", "_fills", "interpolation"]
+    __jit_ignored_attributes__ = Transform.__jit_ignored_attributes__ + [
+        "fill",
+        "_fills",
+        "interpolation",
+        "_table_rows",
+        "_translate_rows",
+    ]
     _script_fill: Optional[List[float]]
 
     def __init__(
@@ -86,6 +103,10 @@ class _AutoAugmentBase(Transform):
         self._name: str = owner
         self.interpolation = check_interpolation(interpolation, owner)
         self._mode_value: str = self.interpolation.value
+        try:  # the tensor kernels' mode, once (an unsupported mode raises at call time, as torchvision's)
+            self._grid: str = grid_mode(self._mode_value, owner)
+        except ValueError:
+            self._grid = ""
         self.fill = fill
         self._fills = setup_fill(fill, owner)
         self._script_fill = scripted_fill(self._fills)
@@ -102,6 +123,9 @@ class _AutoAugmentBase(Transform):
         self._translate_mul: float = 150.0 / 331.0 if kind == "auto" else 1.0
         self._translate_div: float = 1.0 if kind == "auto" else 3.0
         self._signed = torch.tensor([op in SIGNED for op in range(len(OP_NAMES))])
+        # The eager draw's Python copies: the bins per op id, and the relative translations' bins per image size.
+        self._table_rows: List[List[float]] = self._table.tolist()
+        self._translate_rows: Dict[Any, Any] = {}
 
     # ---- draws -------------------------------------------------------------------------------------------------
 
@@ -123,7 +147,52 @@ class _AutoAugmentBase(Transform):
         return torch.where(negative, -magnitude, magnitude)
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        if not torch.jit.is_scripting() and device.type == "cpu" and not is_tracing():
+            params = self._draw_eager(height, width)
+            if params is not None:
+                return params
         return _first_row(self._draw_batch(1, height, width, device))
+
+    # The eager draw of one sample: the same uniforms as ``_draw_batch`` (one torch.rand on the same generator),
+    # read on the host and turned into ops and magnitudes with Python numbers (float32 products emulated), so the
+    # parameters are identical, without ~20 small tensor ops (table lookups, wheres) per call.
+
+    @torch.jit.unused
+    def _draw_eager(self, height: int, width: int) -> Optional[Dict[str, torch.Tensor]]:
+        choices = self._eager_choices(height, width)
+        if choices is None:
+            return None
+        ops, bins, signs = choices
+        magnitudes = []
+        for op, level, sign in zip(ops, bins, signs):
+            value = self._bin_value(op, level, height, width)
+            magnitudes.append(-value if sign <= 0.5 and op in SIGNED else value)
+        return {
+            "ops": torch.tensor(ops, dtype=torch.int64),
+            "magnitudes": torch.tensor(magnitudes, dtype=torch.float64),
+        }
+
+    @torch.jit.unused
+    def _eager_choices(self, height: int, width: int) -> Optional[Any]:
+        """``(ops, bins, sign uniforms)`` as Python lists for one sample, or None (use ``_draw_batch``)."""
+        return None
+
+    @torch.jit.unused
+    def _bin_value(self, op: int, level: int, height: int, width: int) -> float:
+        if self._translate_relative and (op == 3 or op == 4):
+            rows = self._translate_rows.get((height, width))
+            if rows is None:
+                high_x = self._translate_mul * width / self._translate_div
+                high_y = self._translate_mul * height / self._translate_div
+                rows = (
+                    torch.linspace(0.0, high_x, self._num_bins).tolist(),
+                    torch.linspace(0.0, high_y, self._num_bins).tolist(),
+                )
+                if len(self._translate_rows) > 64:
+                    self._translate_rows.clear()
+                self._translate_rows[(height, width)] = rows
+            return rows[op - 3][level]
+        return self._table_rows[op][level]
 
     # ---- applying ----------------------------------------------------------------------------------------------
 
@@ -147,7 +216,7 @@ class _AutoAugmentBase(Transform):
     def _step(
         self, image: torch.Tensor, op: torch.Tensor, magnitude: torch.Tensor, fill: Optional[List[float]]
     ) -> torch.Tensor:
-        mode = grid_mode(self._mode_value, self._name)
+        mode = self._grid if self._grid != "" else grid_mode(self._mode_value, self._name)
         if torch.jit.is_scripting():
             return apply_step(image, op, magnitude, mode, fill)
         return self._switch_step(image, op, magnitude, mode, fill)
@@ -205,7 +274,7 @@ class AutoAugment(_AutoAugmentBase):
     """AutoAugment (Cubuk et al., 2018): one of the policy's 25 sub-policies per call, each two operations applied
     with their probability and magnitude bin (of 10), signed at random. Arguments as torchvision's."""
 
-    __jit_ignored_attributes__ = _AutoAugmentBase.__jit_ignored_attributes__ + ["policy"]
+    __jit_ignored_attributes__ = _AutoAugmentBase.__jit_ignored_attributes__ + ["policy", "_policy_rows"]
 
     def __init__(
         self,
@@ -225,6 +294,9 @@ class AutoAugment(_AutoAugmentBase):
         self._policy_p = torch.tensor([[step[1] for step in row] for row in table], dtype=torch.float32)
         self._policy_bins = torch.tensor([[step[2] for step in row] for row in table], dtype=torch.int64)
         self._num_policies: int = len(table)
+        # float32 probabilities read back, so the host comparison is the tensor one
+        p = self._policy_p.tolist()
+        self._policy_rows = [[(s[0], p[i][k], s[2]) for k, s in enumerate(row)] for i, row in enumerate(table)]
 
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         u = uniform([batch_size, 5], self._rng(), device)
@@ -234,6 +306,14 @@ class AutoAugment(_AutoAugmentBase):
         applied = u[:, 1:3] <= self._policy_p.to(device)[policy]
         ops = torch.where(applied, ops, torch.zeros_like(ops))
         return {"ops": ops, "magnitudes": self._magnitudes(ops, bins, u[:, 3:5], height, width)}
+
+    @torch.jit.unused
+    def _eager_choices(self, height: int, width: int) -> Optional[Any]:
+        u = uniform([1, 5], self._rng(), torch.device("cpu")).tolist()[0]
+        policy = _randint_host(u[0], self._num_policies)
+        steps = self._policy_rows[policy]
+        ops = [op if u[1 + k] <= p else 0 for k, (op, p, _) in enumerate(steps)]
+        return ops, [level for _, _, level in steps], u[3:5]
 
     def extra_repr(self) -> str:
         return f"policy={self.policy}, " + super().extra_repr()
@@ -271,6 +351,12 @@ class RandAugment(_AutoAugmentBase):
         bins = torch.full_like(ops, self.magnitude)
         return {"ops": ops, "magnitudes": self._magnitudes(ops, bins, u[..., 1], height, width)}
 
+    @torch.jit.unused
+    def _eager_choices(self, height: int, width: int) -> Optional[Any]:
+        u = uniform([1, self.num_ops, 2], self._rng(), torch.device("cpu")).tolist()[0]
+        ops = [self._space[_randint_host(row[0], len(self._space))] for row in u]
+        return ops, [self.magnitude] * len(ops), [row[1] for row in u]
+
     def extra_repr(self) -> str:
         return (
             f"num_ops={self.num_ops}, magnitude={self.magnitude}, num_magnitude_bins={self.num_magnitude_bins}, "
@@ -298,6 +384,11 @@ class TrivialAugmentWide(_AutoAugmentBase):
         ops = self._space_t.to(device)[_randint(u[..., 0], len(self._space))]
         bins = _randint(u[..., 1], self._num_bins)
         return {"ops": ops, "magnitudes": self._magnitudes(ops, bins, u[..., 2], height, width)}
+
+    @torch.jit.unused
+    def _eager_choices(self, height: int, width: int) -> Optional[Any]:
+        u = uniform([1, 1, 3], self._rng(), torch.device("cpu")).tolist()[0][0]
+        return [self._space[_randint_host(u[0], len(self._space))]], [_randint_host(u[1], self._num_bins)], u[2:]
 
     def extra_repr(self) -> str:
         return f"num_magnitude_bins={self.num_magnitude_bins}, " + super().extra_repr()

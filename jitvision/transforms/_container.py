@@ -8,7 +8,7 @@ from torch import nn
 
 from ..tv_tensors import batch_samples, unbatch_samples
 from ..tv_tensors._batched import BATCH_TYPES
-from ._fusion import run_fused
+from ._fusion import run_float_tail, run_fused
 from ._script_fusion import script_prefix
 from ._transform import Transform
 
@@ -178,6 +178,11 @@ class Compose(Transform):
                 sample = batch_samples([_apply_all(run, one) for one in unbatch_samples(sample)])
                 position = end
                 continue
+            if not unpack:
+                tail = run_float_tail(transforms, position, sample)  # ToDtype [+ Normalize] after a policy
+                if tail is not None:
+                    sample, position = tail
+                    continue
             transform = transforms[position]
             sample = transform(*sample) if unpack else transform(sample)
             position += 1

@@ -5,7 +5,11 @@ Recognised prefixes (on a uint8 CPU image: a plain tensor or an ``Image``, ``[..
 - ``RandomResizedCrop`` [, ``RandomHorizontalFlip``] [, ``ToDtype(torch.float32, scale=True)`` [, ``Normalize``]]
 - ``Resize`` [, ``CenterCrop``] [, ``ToDtype(torch.float32, scale=True)`` [, ``Normalize``]]
 
-with bilinear interpolation and ``antialias=True``. The random crop and flip are drawn inside the native op
+with bilinear interpolation and ``antialias=True``. After an augmentation policy (AutoAugment, RandAugment,
+TrivialAugmentWide, AugMix: uint8 in, uint8 out, which ends the native prefix), a following
+``ToDtype(torch.float32, scale=True)`` [+ ``Normalize``] runs as one native pass too
+(``jitvision_native::to_float_u8``, same arithmetic as the prefix's float tail; eager and torch.compile, not
+export). The random crop and flip are drawn inside the native op
 (``jitvision_native::random_resized_crop``) with the transforms' generators and their arithmetic, in the unfused
 order, so a seed gives the same crop and flip fused or not; under ``torch.compile`` the prefix is one graph node
 that draws afresh on every call. The result equals the unfused pipeline's: the uint8 resize is bit-identical to
@@ -64,6 +68,35 @@ def _float_tail(transforms: Sequence[Any], i: int, channels: int) -> Optional[Tu
     if len(mean) not in (1, channels) or len(std) not in (1, channels):
         return None
     return True, mean * (channels // len(mean)), std * (channels // len(std)), i + 1
+
+
+_TAIL_OP: list = []
+
+
+def _to_float_op() -> Any:
+    """``jitvision_native::to_float_u8``, or None when the loaded library predates it."""
+    if not _TAIL_OP:
+        _TAIL_OP.append(getattr(torch.ops.jitvision_native, "to_float_u8", None) if _native.AVAILABLE else None)
+    return _TAIL_OP[0]
+
+
+def run_float_tail(transforms: Sequence[Any], i: int, sample: Any) -> Optional[Tuple[Any, int]]:
+    """``(output, next index)`` when ``transforms[i:]`` starts with ToDtype(float32, scale=True) [+ Normalize] right
+    after an augmentation policy, on a uint8 CPU image: one native pass. Else None (nothing done)."""
+    if i == 0 or type(transforms[i]) is not ToDtype or not _fusable_input(sample) or is_exporting():
+        return None
+    from ._auto_augment import _AutoAugmentBase  # here: the policies import much of the package
+
+    op = _to_float_op()
+    if op is None or not isinstance(transforms[i - 1], _AutoAugmentBase):
+        return None
+    tail = _float_tail(transforms, i, sample.shape[-3])
+    if tail is None or not tail[0]:
+        return None
+    _, mean, std, consumed = tail
+    plain = _plain(sample)
+    out = call_custom_op(op, sample if plain else unwrap(sample), mean, std)
+    return (out if plain else wrap(out, like=sample)), consumed
 
 
 def run_fused(transforms: Sequence[Any], sample: Any, batch: bool = False) -> Optional[Tuple[Any, int]]:

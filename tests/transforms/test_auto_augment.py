@@ -134,6 +134,46 @@ def test_trivial_augment_bins_are_uniform():
     assert _chi_square(counts, [len(bins) / 31] * 31) < _bound(31)
 
 
+_EAGER_DRAWS = {
+    "AutoAugment-imagenet": lambda g: T.AutoAugment(T.AutoAugmentPolicy.IMAGENET, generator=g),
+    "AutoAugment-cifar10": lambda g: T.AutoAugment(T.AutoAugmentPolicy.CIFAR10, generator=g),
+    "AutoAugment-svhn": lambda g: T.AutoAugment(T.AutoAugmentPolicy.SVHN, generator=g),
+    "RandAugment": lambda g: T.RandAugment(num_ops=3, magnitude=9, generator=g),
+    "RandAugment-11": lambda g: T.RandAugment(num_ops=2, magnitude=5, num_magnitude_bins=11, generator=g),
+    "TrivialAugmentWide": lambda g: T.TrivialAugmentWide(generator=g),
+    "TrivialAugmentWide-7": lambda g: T.TrivialAugmentWide(num_magnitude_bins=7, generator=g),
+}
+
+
+@pytest.mark.parametrize("name", list(_EAGER_DRAWS))
+def test_eager_draw_equals_the_tensor_draw(name):
+    # One eager sample draws on the host (Python numbers); the parameters must be the tensor draw's, bit for bit.
+    seed = int(torch.randint(0, 2**31, ()).item())
+    ours, reference = _EAGER_DRAWS[name](torch.Generator().manual_seed(seed)), _EAGER_DRAWS[name](
+        torch.Generator().manual_seed(seed)
+    )
+    cpu = torch.device("cpu")
+    for k in range(200):
+        height, width = int(torch.randint(8, 400, ())), int(torch.randint(8, 400, ()))
+        got = ours._draw(height, width, cpu)
+        expected = {key: value[0] for key, value in reference._draw_batch(1, height, width, cpu).items()}
+        assert got.keys() == expected.keys()
+        for key in got:
+            assert got[key].dtype == expected[key].dtype and got[key].shape == expected[key].shape
+            assert torch.equal(got[key], expected[key]), (name, k, key, got, expected)
+
+
+def test_host_randint_rounds_as_float32():
+    from jitvision.transforms._auto_augment import _randint, _randint_host
+
+    for n in (7, 10, 13, 14, 25, 31):
+        k = torch.arange(n, dtype=torch.float32)
+        # uniforms at and around every boundary k / n, where a float64 product would floor differently
+        u = torch.cat([k / n, torch.nextafter(k / n, torch.zeros(())), torch.nextafter(k / n, torch.ones(()))])
+        u = torch.cat([u, torch.rand(2000)]).clamp(0.0, 1.0 - 2**-24)
+        assert [_randint_host(x, n) for x in u.tolist()] == _randint(u, n).tolist()
+
+
 @pytest.mark.parametrize("policy", ["IMAGENET", "CIFAR10", "SVHN"])
 def test_auto_augment_operations_follow_the_policy(policy):
     torch.manual_seed(2)
