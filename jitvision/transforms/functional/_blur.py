@@ -133,6 +133,17 @@ def _native_applies(image: torch.Tensor) -> bool:
 
 
 @torch.jit.unused
+def native_blur_takes(inpt: Any) -> bool:
+    """Whether the C++ blur takes ``inpt`` as it is (an image or video tensor): GaussianBlur then hands it the drawn
+    sigma tensor directly, in eager mode too."""
+    return (
+        isinstance(inpt, torch.Tensor)
+        and (is_pure_tensor(inpt) or isinstance(inpt, (Image, Video)))
+        and _native_applies(inpt)
+    )
+
+
+@torch.jit.unused
 def _opencv_applies(image: torch.Tensor, kernel_size: List[int]) -> bool:
     return not is_tracing() and _opencv_takes(image, kernel_size)
 
@@ -203,18 +214,20 @@ def blur_with_sigma(image: torch.Tensor, kernel_size: List[int], sigma_x: torch.
         return image
     weight_dtype = image.dtype if image.is_floating_point() else torch.float32
     if not torch.jit.is_scripting():
-        if _opencv_applies(image, kernel_size):  # eager: the fastest
+        if _native_applies(image):  # eager, compiled and exported: one C++ node (csrc/filters.cpp)
+            op = torch.ops.jitvision_native.gaussian_blur.default
+            if is_tracing():
+                return call_custom_op(op, image, kernel_size, sigma_x, sigma_y)
+            return op(image, kernel_size, sigma_x, sigma_y)
+        if _opencv_applies(image, kernel_size):  # eager without the native library
             weights_x = gaussian_weights(kernel_size[0], sigma_x, weight_dtype)
             same = kernel_size[1] == kernel_size[0] and sigma_y is sigma_x
             weights_y = weights_x if same else gaussian_weights(kernel_size[1], sigma_y, weight_dtype)
             return _blur_opencv(image, weights_x, weights_y)
         if is_tracing() and not is_exporting() and _opencv_takes(image, kernel_size):
-            # torch.compile in this Python process: OpenCV's filter as one node (jitvision::gaussian_blur_opencv),
-            # eager's own computation, so compiled and eager agree and run at the same speed
+            # torch.compile without the native library: OpenCV's filter as one node (jitvision::gaussian_blur_opencv),
+            # eager's own computation, so compiled and eager agree
             op = torch.ops.jitvision.gaussian_blur_opencv.default
-            return call_custom_op(op, image, kernel_size, sigma_x, sigma_y)
-        if _native_applies(image):  # exported (one C++ node, no Python needed), or eager without OpenCV
-            op = torch.ops.jitvision_native.gaussian_blur.default
             return call_custom_op(op, image, kernel_size, sigma_x, sigma_y)
     weights_x = gaussian_weights(kernel_size[0], sigma_x, weight_dtype)
     if kernel_size[1] == kernel_size[0] and sigma_y is sigma_x:
@@ -266,7 +279,7 @@ def gaussian_blur_image(
             f"got {list(image.shape[-2:])}"
         )
     if not torch.jit.is_scripting():
-        if _opencv_applies(image, kernel_size):  # eager: no tensor ops at all before OpenCV
+        if not _native_applies(image) and _opencv_applies(image, kernel_size):  # eager without the native library
             return _blur_opencv_floats(image, kernel_size, sigmas)
     sigma_x = torch.tensor(sigmas[0], dtype=torch.float64, device=image.device)
     sigma_y = sigma_x if sigmas[1] == sigmas[0] else torch.tensor(sigmas[1], dtype=torch.float64, device=image.device)
