@@ -124,12 +124,10 @@ def _blur_separable_eager(
 
 @torch.jit.unused
 def _native_applies(image: torch.Tensor) -> bool:
-    return (
-        _native.FILTERS
-        and image.device.type == "cpu"
-        and image.dtype in (torch.uint8, torch.float32, torch.float64)
-        and not image.requires_grad
-    )
+    return _native.FILTERS and image.is_cpu and image.dtype in _NATIVE_DTYPES and not image.requires_grad
+
+
+_NATIVE_DTYPES = (torch.uint8, torch.float32, torch.float64)
 
 
 @torch.jit.unused
