@@ -7,8 +7,9 @@
 //
 // gaussian_blur(image [..., H, W] uint8/float32/float64, kernel_size [kx, ky], sigma_x, sigma_y):
 //   torchvision's Gaussian (weights softmax(-(x / sigma)^2) over x evenly spaced in [-(k-1)/(2 sqrt 2), ...],
-//   in float32, or float64 for float64 images), reflect borders, separable: the
-//   eager Python formulation's ATen calls (see blur_rows). uint8 is rounded half to even (torch.round).
+//   in float32, or float64 for float64 images), reflect borders, separable: uint8 and float32 through the SIMD
+//   filter below (blur_planes), float64 through the eager Python formulation's ATen calls (see blur_rows). uint8
+//   is rounded half to even (torch.round).
 //   sigma_x/sigma_y: [] (one blur) or [R] (one per row of the leading dimension, a batch).
 // gaussian_noise(image, mean, sigma, clip): the eager kernel's ATen calls (randn_like on the default generator,
 //   scale, add, clamp; uint8 in int16 units of 255 with truncation), returned contiguous; tagged
@@ -253,8 +254,7 @@ at::Tensor blur_planes(const at::Tensor& image, int64_t kx, int64_t ky, const do
 }
 
 // The 1D weights as the Python formulation computes them (functional._blur.gaussian_weights), with the same ATen
-// calls in the accumulation dtype: linspace, divide by sigma, square, negate, softmax. The same weights give the
-// same result as the tensor path, whose uint8 rounding matches the eager OpenCV path on the audit's images.
+// calls in the accumulation dtype: linspace, divide by sigma, square, negate, softmax (the float64 path).
 std::vector<double> gaussian_weights(int64_t k, double sigma, at::ScalarType acc) {
   const double lim = static_cast<double>(k - 1) / (2.0 * std::sqrt(2.0));
   const at::Tensor x = at::linspace(-lim, lim, k, at::TensorOptions().dtype(acc));
@@ -265,8 +265,7 @@ std::vector<double> gaussian_weights(int64_t k, double sigma, at::ScalarType acc
 
 // The two passes with ATen's vectorised kernels, the same calls as the eager Python formulation
 // (functional._blur._blur_separable_eager): one multiply by the first tap, then add_(slice, alpha=tap) per tap,
-// on the reflect-padded image in acc dtype (float32 for uint8). Hand-written loops here were ~3x slower than these
-// on this machine (unvectorised conversions), so the op is an ordering of ATen calls, one graph node.
+// on the reflect-padded image (float64 images only: uint8 and float32 take blur_planes).
 at::Tensor blur_rows(const at::Tensor& work, int64_t H, int64_t W, const std::vector<double>& wx,
                      const std::vector<double>& wy, at::ScalarType acc) {
   const int64_t kx = static_cast<int64_t>(wx.size()), ky = static_cast<int64_t>(wy.size());

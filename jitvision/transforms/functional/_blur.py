@@ -6,16 +6,14 @@ in ``[-(k - 1) / (2 sqrt 2), (k - 1) / (2 sqrt 2)]``; reflect padding keeps the 
 in float32 and rounded.
 
 How it runs: the blur is separable, so it is two 1D passes (k multiply-adds per pass instead of torchvision's
-``kx * ky``-tap depthwise convolution). In eager mode on CPU, uint8 and float32 images go through OpenCV's
-``sepFilter2D`` one plane at a time (float weights, the same weights as ours) when ``cv2`` can be imported: about
-as fast as albumentations and within 1 uint8 level of torchvision on a few elements in 100,000. Under
-torch.compile the blur is one node: with OpenCV, ``jitvision::gaussian_blur_opencv`` (eager's computation, a
-Python operator); under torch.export (and in eager or compiled without OpenCV), the native op
-``jitvision_native::gaussian_blur`` (csrc/filters.cpp: reflect pad and the shifted multiply-adds with ATen's
-kernels, sigma read from a tensor, no Python). Inductor's own code for those passes was 5-20x slower than eager
-(uint8 loads and stores 8 bytes at a time; kernel 9: 87 ms against 4 ms eager on a loaded machine). TorchScript,
-and everyone without the extension, run the same passes as tensor code. The class draws sigma as a tensor, one
-per sample on batches.
+``kx * ky``-tap depthwise convolution). On CPU, uint8 and float32 images go through the native op
+``jitvision_native::gaussian_blur`` (csrc/filters.cpp) in eager mode, under torch.compile (one graph node) and in
+exported programs alike: a SIMD separable float32 filter (AVX2+FMA with a scalar fallback giving the same bits;
+reflect borders; uint8 rounded half to even as ``torch.round``), a level off torchvision on a few elements in
+100,000; float64 images go through the same op's ATen formulation. GaussianBlur hands the op its drawn sigma
+tensor (one per sample on batches). Without the native library: OpenCV's ``sepFilter2D`` per plane (float
+weights) in eager mode and as the Python operator ``jitvision::gaussian_blur_opencv`` under torch.compile when
+``cv2`` imports, else the passes as tensor code, which is also what TorchScript runs.
 """
 
 import math
