@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #if defined(__x86_64__)
@@ -44,11 +45,11 @@ namespace {
 
 // ---- The separable float32 blur of uint8 and float32 planes --------------------------------------------------
 //
-// Per output row: a vertical pass over the ky source rows (reflected at the top and bottom), vectorised over the
-// width, with the uint8 -> float conversion folded into its loads, into a float row buffer whose kx/2 border
+// Per output row: a vertical pass over the ky source rows (reflected at the top and bottom; uint8 rows converted
+// to float32 once each, see blur_plane_rows), vectorised over the width, into a float row buffer whose kx/2 border
 // columns on each side are then filled by reflection; then the horizontal pass over that buffer, rounded half to
 // even (torch.round) and stored as uint8, or stored as float32. The weights are symmetric (w[i] == w[k-1-i]
-// exactly, see gaussian_weights_f32), so each pass sums mirrored pairs first (for uint8 rows exactly, in int16) and
+// exactly, see gaussian_weights_f32), so each pass sums mirrored pairs first (exactly, for uint8 values) and
 // computes acc = w[c] * x[c], then acc = fma(w[i], x[i] + x[k-1-i], acc) for i = 0 .. c-1 in float32: the
 // AVX2+FMA body and the scalar tail (libm's exact fmaf) give the same bits. torchvision convolves with the kx * ky
 // outer-product kernel in float32: the sums differ in the last bits, which moves a uint8 result across a .5
@@ -92,14 +93,6 @@ void hpass_scalar(const float* src, const float* wx, int64_t kx, int64_t x0, int
 }
 
 #ifdef JV_X86
-JV_AVX2 JV_INLINE __m256i widen16(const uint8_t* p) {  // 16 bytes -> 16 int16
-  return _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-}
-JV_AVX2 JV_INLINE __m256 low8(__m256i v) { return _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_castsi256_si128(v))); }
-JV_AVX2 JV_INLINE __m256 high8(__m256i v) {
-  return _mm256_cvtepi32_ps(_mm256_cvtepi16_epi32(_mm256_extracti128_si256(v, 1)));
-}
-
 // 16 results rounded half to even (the default MXCSR mode, as nearbyint) and saturated to [0, 255] by the packs
 // (a NaN converts to INT_MIN, so to 0, as store_scalar does).
 JV_AVX2 JV_INLINE void store16(__m256 a, __m256 b, uint8_t* dst) {
@@ -113,27 +106,18 @@ JV_AVX2 JV_INLINE void store16(__m256 a, __m256 b, float* dst) {
   _mm256_storeu_ps(dst + 8, b);
 }
 
-// Vertical pass, 16 pixels a step; returns the first x not done (the scalar loop finishes the row).
-JV_AVX2 int64_t vpass_avx2(const uint8_t* const* rows, const float* wy, int64_t ky, int64_t W, float* dst) {
-  const int64_t c = ky / 2;
+// uint8 -> float32, 16 values a step; returns the first x not done.
+JV_AVX2 int64_t convert_avx2(const uint8_t* src, float* dst, int64_t W) {
   int64_t x = 0;
   for (; x + 16 <= W; x += 16) {
-    const __m256 wc = _mm256_set1_ps(wy[c]);
-    const __m256i center = widen16(rows[c] + x);
-    __m256 a = _mm256_mul_ps(wc, low8(center));
-    __m256 b = _mm256_mul_ps(wc, high8(center));
-    for (int64_t j = 0; j < c; ++j) {
-      const __m256 w = _mm256_set1_ps(wy[j]);
-      const __m256i pair = _mm256_add_epi16(widen16(rows[j] + x), widen16(rows[ky - 1 - j] + x));
-      a = _mm256_fmadd_ps(w, low8(pair), a);
-      b = _mm256_fmadd_ps(w, high8(pair), b);
-    }
-    _mm256_storeu_ps(dst + x, a);
-    _mm256_storeu_ps(dst + x + 8, b);
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + x));
+    _mm256_storeu_ps(dst + x, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes)));
+    _mm256_storeu_ps(dst + x + 8, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(bytes, 8))));
   }
   return x;
 }
 
+// Vertical pass over float rows, 16 pixels a step; returns the first x not done (the scalar loop finishes the row).
 JV_AVX2 int64_t vpass_avx2(const float* const* rows, const float* wy, int64_t ky, int64_t W, float* dst) {
   const int64_t c = ky / 2;
   int64_t x = 0;
@@ -181,28 +165,55 @@ bool has_avx2_fma() {
 }
 #else
 bool has_avx2_fma() { return false; }
-template <typename T>
-int64_t vpass_avx2(const T* const*, const float*, int64_t, int64_t, float*) { return 0; }
+int64_t convert_avx2(const uint8_t*, float*, int64_t) { return 0; }
+int64_t vpass_avx2(const float* const*, const float*, int64_t, int64_t, float*) { return 0; }
 template <typename T>
 int64_t hpass_avx2(const float*, const float*, int64_t, int64_t, T*) { return 0; }
 #endif
 
-// Rows [begin, end) of the planes stacked as [planes * H, W] (src and dst contiguous).
+// Rows [begin, end) of the planes stacked as [planes * H, W] (src and dst contiguous). uint8 source rows are
+// converted to float once each, into a ring of ky float rows tagged with the source row they hold (the rows of one
+// output row's window span at most ky consecutive source rows, so row r's slot r % ky is never needed twice);
+// float32 rows are read in place. Mirrored pairs are then summed in float, exactly for uint8 values.
 template <typename T>
 void blur_plane_rows(const T* src, T* dst, int64_t H, int64_t W, const std::vector<float>& wx,
                      const std::vector<float>& wy, int64_t begin, int64_t end) {
+  constexpr bool bytes = std::is_same_v<T, uint8_t>;
   const int64_t kx = static_cast<int64_t>(wx.size()), ky = static_cast<int64_t>(wy.size());
   const int64_t px = kx / 2, py = ky / 2;
   std::vector<float> buffer(static_cast<size_t>(W + 2 * px));
-  std::vector<const T*> rows(static_cast<size_t>(ky));
+  std::vector<const float*> rows(static_cast<size_t>(ky));
+  std::vector<float> ring(bytes ? static_cast<size_t>(ky * W) : 0);
+  std::vector<int64_t> tag(bytes ? static_cast<size_t>(ky) : 0, -1);
+  int64_t ring_plane = -1;
   float* mid = buffer.data() + px;
   const bool avx2 = has_avx2_fma();
   for (int64_t index = begin; index < end; ++index) {
     const int64_t plane = index / H, y = index % H;
     const T* base = src + plane * H * W;
-    for (int64_t j = 0; j < ky; ++j) rows[j] = base + reflect_index(y - py + j, H) * W;
+    if constexpr (bytes) {
+      if (plane != ring_plane) {
+        std::fill(tag.begin(), tag.end(), -1);
+        ring_plane = plane;
+      }
+    }
+    for (int64_t j = 0; j < ky; ++j) {
+      const int64_t r = reflect_index(y - py + j, H);
+      if constexpr (bytes) {
+        const int64_t slot = r % ky;
+        float* row = ring.data() + slot * W;
+        if (tag[slot] != r) {
+          const uint8_t* from = base + r * W;
+          for (int64_t x = avx2 ? convert_avx2(from, row, W) : 0; x < W; ++x) row[x] = static_cast<float>(from[x]);
+          tag[slot] = r;
+        }
+        rows[j] = row;
+      } else {
+        rows[j] = base + r * W;
+      }
+    }
     const int64_t vx = avx2 ? vpass_avx2(rows.data(), wy.data(), ky, W, mid) : 0;
-    vpass_scalar<T>(rows.data(), wy.data(), ky, vx, W, mid);
+    vpass_scalar<float>(rows.data(), wy.data(), ky, vx, W, mid);
     for (int64_t i = 1; i <= px; ++i) {
       mid[-i] = mid[i];
       mid[W - 1 + i] = mid[W - 1 - i];
