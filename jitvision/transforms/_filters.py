@@ -10,7 +10,7 @@ from ..tv_tensors import wrap
 from . import functional as F
 from ._random import uniform
 from ._transform import Transform
-from .functional._blur import gaussian_blur_with_tensor_sigma
+from .functional._blur import gaussian_blur_with_tensor_sigma, native_blur_takes
 from .functional._dispatch import is_pure_tensor, is_tracing, unwrap
 from .functional._noise import add_gaussian_noise
 
@@ -60,11 +60,13 @@ class GaussianBlur(Transform):
 
     def _sigmas(self, shape: List[int], device: torch.device) -> torch.Tensor:
         low, high = self.sigma[0], self.sigma[1]
-        return uniform(shape, self._rng(), device, torch.float64) * (high - low) + low
+        return uniform(shape, self._rng(), device, torch.float64).mul_(high - low).add_(low)  # in place: fresh
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         sigma = params["sigma"]
-        if not is_tracing() and sigma.ndim == 0:  # eager and scripted: a Python float, torchvision's path
+        if not torch.jit.is_scripting() and native_blur_takes(inpt):  # the drawn tensor straight to the C++ op
+            return gaussian_blur_with_tensor_sigma(inpt, self.kernel_size, sigma)
+        if not is_tracing() and sigma.ndim == 0:  # scripted, PIL: a Python float, torchvision's path
             value = float(sigma)
             return F.gaussian_blur(inpt, self.kernel_size, [value, value])
         return gaussian_blur_with_tensor_sigma(inpt, self.kernel_size, sigma)

@@ -252,12 +252,12 @@ def test_compiled_effects_are_one_native_node():
     blur = _graph_targets(T.GaussianBlur(5, sigma=(0.5, 2.0)), image)
     noise = _graph_targets(T.GaussianNoise(), image)
     erase = _graph_targets(T.RandomErasing(p=1.0), image)
-    # compiled in a process with OpenCV: eager's OpenCV filter as one node; without it: the C++ op
-    assert sum("jitvision.gaussian_blur_opencv" in t for t in blur) == 1 and not any("pad" in t for t in blur)
+    # with the native library: the C++ op; without it but with OpenCV: eager's OpenCV filter as one node
+    assert sum("jitvision_native.gaussian_blur" in t for t in blur) == 1 and not any("pad" in t for t in blur)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_blur, "_cv2", None)
-        without_opencv = _graph_targets(T.GaussianBlur(5, sigma=(0.5, 2.0)), image)
-    assert sum("jitvision_native.gaussian_blur" in t for t in without_opencv) == 1
+        patch.setattr(_native, "FILTERS", False)
+        without_native = _graph_targets(T.GaussianBlur(5, sigma=(0.5, 2.0)), image)
+    assert sum("jitvision.gaussian_blur_opencv" in t for t in without_native) == 1
     assert sum("jitvision_native.gaussian_noise" in t for t in noise) == 1 and not any("randn" in t for t in noise)
     assert sum("jitvision_native.erase_box" in t for t in erase) == 1 and not any("arange" in t for t in erase)
 
@@ -284,7 +284,7 @@ def test_exported_blur_is_the_cpp_op_and_compiled_blur_matches_eager():
     assert not any("gaussian_blur_opencv" in t for t in targets)  # a Python operator has no place in a program
     torch.testing.assert_close(program.module()(images[0]), F.gaussian_blur(images[0], [5, 5], [1.5, 1.5]), atol=1,
                                rtol=0)
-    # per-row sigmas on a batch, through the OpenCV operator under inductor, equal eager exactly
+    # per-row sigmas on a batch, through the C++ op under inductor, equal eager exactly
     sigma = torch.tensor([0.5, 1.5, 3.0], dtype=torch.float64)
     torch._dynamo.reset()
     compiled = torch.compile(lambda x, s: _blur.gaussian_blur_with_tensor_sigma(x, [5, 3], s), fullgraph=True)

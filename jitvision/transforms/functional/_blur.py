@@ -6,16 +6,14 @@ in ``[-(k - 1) / (2 sqrt 2), (k - 1) / (2 sqrt 2)]``; reflect padding keeps the 
 in float32 and rounded.
 
 How it runs: the blur is separable, so it is two 1D passes (k multiply-adds per pass instead of torchvision's
-``kx * ky``-tap depthwise convolution). In eager mode on CPU, uint8 and float32 images go through OpenCV's
-``sepFilter2D`` one plane at a time (float weights, the same weights as ours) when ``cv2`` can be imported: about
-as fast as albumentations and within 1 uint8 level of torchvision on a few elements in 100,000. Under
-torch.compile the blur is one node: with OpenCV, ``jitvision::gaussian_blur_opencv`` (eager's computation, a
-Python operator); under torch.export (and in eager or compiled without OpenCV), the native op
-``jitvision_native::gaussian_blur`` (csrc/filters.cpp: reflect pad and the shifted multiply-adds with ATen's
-kernels, sigma read from a tensor, no Python). Inductor's own code for those passes was 5-20x slower than eager
-(uint8 loads and stores 8 bytes at a time; kernel 9: 87 ms against 4 ms eager on a loaded machine). TorchScript,
-and everyone without the extension, run the same passes as tensor code. The class draws sigma as a tensor, one
-per sample on batches.
+``kx * ky``-tap depthwise convolution). On CPU, uint8 and float32 images go through the native op
+``jitvision_native::gaussian_blur`` (csrc/filters.cpp) in eager mode, under torch.compile (one graph node) and in
+exported programs alike: a SIMD separable float32 filter (AVX2+FMA with a scalar fallback giving the same bits;
+reflect borders; uint8 rounded half to even as ``torch.round``), a level off torchvision on a few elements in
+100,000; float64 images go through the same op's ATen formulation. GaussianBlur hands the op its drawn sigma
+tensor (one per sample on batches). Without the native library: OpenCV's ``sepFilter2D`` per plane (float
+weights) in eager mode and as the Python operator ``jitvision::gaussian_blur_opencv`` under torch.compile when
+``cv2`` imports, else the passes as tensor code, which is also what TorchScript runs.
 """
 
 import math
@@ -124,11 +122,20 @@ def _blur_separable_eager(
 
 @torch.jit.unused
 def _native_applies(image: torch.Tensor) -> bool:
+    return _native.FILTERS and image.is_cpu and image.dtype in _NATIVE_DTYPES and not image.requires_grad
+
+
+_NATIVE_DTYPES = (torch.uint8, torch.float32, torch.float64)
+
+
+@torch.jit.unused
+def native_blur_takes(inpt: Any) -> bool:
+    """Whether the C++ blur takes ``inpt`` as it is (an image or video tensor): GaussianBlur then hands it the drawn
+    sigma tensor directly, in eager mode too."""
     return (
-        _native.FILTERS
-        and image.device.type == "cpu"
-        and image.dtype in (torch.uint8, torch.float32, torch.float64)
-        and not image.requires_grad
+        isinstance(inpt, torch.Tensor)
+        and (is_pure_tensor(inpt) or isinstance(inpt, (Image, Video)))
+        and _native_applies(inpt)
     )
 
 
@@ -203,18 +210,20 @@ def blur_with_sigma(image: torch.Tensor, kernel_size: List[int], sigma_x: torch.
         return image
     weight_dtype = image.dtype if image.is_floating_point() else torch.float32
     if not torch.jit.is_scripting():
-        if _opencv_applies(image, kernel_size):  # eager: the fastest
+        if _native_applies(image):  # eager, compiled and exported: one C++ node (csrc/filters.cpp)
+            op = torch.ops.jitvision_native.gaussian_blur.default
+            if is_tracing():
+                return call_custom_op(op, image, kernel_size, sigma_x, sigma_y)
+            return op(image, kernel_size, sigma_x, sigma_y)
+        if _opencv_applies(image, kernel_size):  # eager without the native library
             weights_x = gaussian_weights(kernel_size[0], sigma_x, weight_dtype)
             same = kernel_size[1] == kernel_size[0] and sigma_y is sigma_x
             weights_y = weights_x if same else gaussian_weights(kernel_size[1], sigma_y, weight_dtype)
             return _blur_opencv(image, weights_x, weights_y)
         if is_tracing() and not is_exporting() and _opencv_takes(image, kernel_size):
-            # torch.compile in this Python process: OpenCV's filter as one node (jitvision::gaussian_blur_opencv),
-            # eager's own computation, so compiled and eager agree and run at the same speed
+            # torch.compile without the native library: OpenCV's filter as one node (jitvision::gaussian_blur_opencv),
+            # eager's own computation, so compiled and eager agree
             op = torch.ops.jitvision.gaussian_blur_opencv.default
-            return call_custom_op(op, image, kernel_size, sigma_x, sigma_y)
-        if _native_applies(image):  # exported (one C++ node, no Python needed), or eager without OpenCV
-            op = torch.ops.jitvision_native.gaussian_blur.default
             return call_custom_op(op, image, kernel_size, sigma_x, sigma_y)
     weights_x = gaussian_weights(kernel_size[0], sigma_x, weight_dtype)
     if kernel_size[1] == kernel_size[0] and sigma_y is sigma_x:
@@ -266,7 +275,7 @@ def gaussian_blur_image(
             f"got {list(image.shape[-2:])}"
         )
     if not torch.jit.is_scripting():
-        if _opencv_applies(image, kernel_size):  # eager: no tensor ops at all before OpenCV
+        if not _native_applies(image) and _opencv_applies(image, kernel_size):  # eager without the native library
             return _blur_opencv_floats(image, kernel_size, sigmas)
     sigma_x = torch.tensor(sigmas[0], dtype=torch.float64, device=image.device)
     sigma_y = sigma_x if sigmas[1] == sigmas[0] else torch.tensor(sigmas[1], dtype=torch.float64, device=image.device)

@@ -6,7 +6,7 @@ defaults (4:2:0 chroma subsampling, the standard quantisation tables scaled by `
 back on the images we compared (the tests compare both). OpenCV's is ~1.5x faster than Pillow's here.
 Images are ``[..., 1 or 3, H, W]`` uint8 on the CPU; ``quality`` is 1..100.
 
-Where it runs: in eager mode the kernel calls Pillow directly. Under torch.compile and torch.export it is ONE
+Where it runs: in eager mode the kernel calls the codec directly. Under torch.compile and torch.export it is ONE
 graph node, the operator ``jitvision::jpeg(Tensor images, Tensor quality)`` (a Python implementation with a fake
 one that returns the input's shape), so the quality may be a tensor drawn per call (``JPEG((lo, hi))`` stays
 random) or per sample of a batch. TorchScript cannot run a Python codec itself: a scripted ``jpeg`` calls the
@@ -77,8 +77,10 @@ def _roundtrip_opencv(image: torch.Tensor, quality: int, out: torch.Tensor) -> N
     decoded = _cv2.imdecode(encoded, _cv2.IMREAD_COLOR)
     if out.is_contiguous():  # split straight into the output planes (saves a copy of the image, ~0.4 ms at 480x640)
         targets = out.numpy()
-        split = _cv2.split(decoded, [targets[2], targets[1], targets[0]])
-        if all(plane.ctypes.data == target.ctypes.data for plane, target in zip(split, targets[::-1])):
+        planes_bgr = [targets[2], targets[1], targets[0]]
+        split = _cv2.split(decoded, planes_bgr)
+        # OpenCV hands back the very arrays it wrote into (an identity test: reading .ctypes.data costs ~8 us each)
+        if all(plane is target for plane, target in zip(split, planes_bgr)):
             return
     blue, green, red = _cv2.split(decoded)
     for c, plane in enumerate((red, green, blue)):
@@ -121,7 +123,7 @@ def _jpeg_fake(images: torch.Tensor, quality: torch.Tensor) -> torch.Tensor:
 
 def jpeg_with_tensor_quality(image: torch.Tensor, quality: torch.Tensor) -> torch.Tensor:
     """The codec with the quality as an int64 tensor: ``[]``, or ``[R]`` for one quality per leading row (a
-    batch). Eager: Pillow directly; traced and scripted: the ``jitvision::jpeg`` operator."""
+    batch). Eager: the codec directly; traced and scripted: the ``jitvision::jpeg`` operator."""
     if torch.jit.is_scripting():
         return torch.ops.jitvision.jpeg(image, quality)
     if not is_tracing():

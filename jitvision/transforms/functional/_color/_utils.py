@@ -11,6 +11,7 @@ from typing import Any, List, Optional
 import torch
 
 from .._dispatch import is_tracing
+from .._misc import _is_float_dtype, _max_value
 
 
 def is_float(image: torch.Tensor) -> bool:
@@ -18,22 +19,13 @@ def is_float(image: torch.Tensor) -> bool:
 
 
 def max_value(dtype: torch.dtype) -> float:
-    """Full intensity of an image of ``dtype``: 1.0 for floats, the dtype's maximum for integers, 1 for bool."""
-    if dtype == torch.uint8:
-        return 255.0
-    if dtype == torch.int8:
-        return 127.0
-    if dtype == torch.int16:
-        return 32767.0
-    if dtype == torch.uint16:
-        return 65535.0
-    if dtype == torch.int32:
-        return 2147483647.0
-    if dtype == torch.int64:
-        return 9223372036854775807.0
-    if dtype == torch.bool:
+    """Full intensity of an image of ``dtype``: 1.0 for floats, ``_misc._max_value`` (the dtype's maximum, 1 for
+    bool) for the integer dtypes it knows, 1.0 for any other dtype."""
+    if _is_float_dtype(dtype) or dtype not in [
+        torch.uint8, torch.int8, torch.int16, torch.uint16, torch.int32, torch.int64, torch.bool
+    ]:
         return 1.0
-    return 1.0
+    return float(_max_value(dtype))
 
 
 def check_image(image: torch.Tensor, op: str, channels: List[int]) -> int:
