@@ -25,7 +25,6 @@ TESTS = [
     "tests/test_native_compile_ops.py",
     "tests/test_native_library.py",
     "tests/test_native_warp.py",
-
     "tests/test_native_filters.py",
 ]
 
