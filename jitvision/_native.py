@@ -35,6 +35,10 @@ static output shape) and callable from TorchScript as ``torch.ops.jitvision_nati
 - ``resized_crop_box(image, box, size, interpolation, antialias)``: ``resized_crop`` with the region an int64
   tensor ``[top, left, height, width]`` (or one per row), any dtype, device and tensor interpolation mode, zero
   padding outside the image (``csrc/crop.cpp``). These two are what random crops put into a traced graph.
+- ``crop_copy(image, top, left, height, width)``, ``random_crop(image, size, generator=None)`` (RandomCrop's
+  draw inside: ``torch.rand(2, dtype=float64)`` on the generator, then the crop) and ``vertical_flip(image)``:
+  contiguous outputs written with row copies, for contiguous CPU tensors of any dtype: the eager fast path of
+  one plain tensor (``csrc/fastgeo.cpp``; ``GEOMETRY`` says whether the library has them).
 
 The uint8 result is bit-identical to torch's uint8 antialiased ``interpolate`` (the path torchvision takes on CPUs
 with AVX2/AVX512), so the float result is that uint8 value scaled and normalised, within float rounding (~1e-6) of
@@ -104,11 +108,14 @@ if not AVAILABLE:  # once per process: the module runs once
 # The filter ops of csrc/filters.cpp (gaussian_blur, gaussian_noise, erase_box): absent from a library built
 # before they existed, in which case their callers keep the pure-PyTorch paths.
 FILTERS = AVAILABLE and hasattr(torch.ops.jitvision_native, "gaussian_blur")
+# The row-copy ops of csrc/fastgeo.cpp (crop_copy, random_crop, vertical_flip), likewise optional.
+GEOMETRY = AVAILABLE and hasattr(torch.ops.jitvision_native, "random_crop")
 
 __all__ = [
     "AVAILABLE",
     "UNAVAILABLE_REASON",
     "FILTERS",
+    "GEOMETRY",
     "native_library_path",
     "resized_crop_reference",
     "resize_center_crop_reference",
@@ -307,4 +314,19 @@ if FILTERS:
 
     @torch.library.register_fake("jitvision_native::erase_box")
     def _erase_box_fake(image, box, value):
+        return torch.empty_like(image, memory_format=torch.contiguous_format)
+
+
+if GEOMETRY:
+
+    @torch.library.register_fake("jitvision_native::crop_copy")
+    def _crop_copy_fake(image, top, left, height, width):
+        return image.new_empty((*image.shape[:-2], height, width))
+
+    @torch.library.register_fake("jitvision_native::random_crop")
+    def _random_crop_fake(image, size, generator=None):
+        return image.new_empty((*image.shape[:-2], size[0], size[1]))
+
+    @torch.library.register_fake("jitvision_native::vertical_flip")
+    def _vertical_flip_fake(image):
         return torch.empty_like(image, memory_format=torch.contiguous_format)
