@@ -6,6 +6,7 @@ from typing import List
 import PIL.Image
 import torch
 
+from .... import _native
 from ....tv_tensors import (
     BoundingBoxes,
     BoundingBoxFormat,
@@ -16,7 +17,6 @@ from ....tv_tensors import (
     box_format_from,
     wrap,
 )
-from .... import _native
 from .._dispatch import get_kernel, is_pure_tensor, is_tracing, register_kernel, unwrap
 from .._meta import as_box_format, check_boxes, get_canvas_size, is_rotated_format
 
