@@ -37,8 +37,9 @@ static output shape) and callable from TorchScript as ``torch.ops.jitvision_nati
   padding outside the image (``csrc/crop.cpp``). These two are what random crops put into a traced graph.
 - ``crop_copy(image, top, left, height, width)``, ``random_crop(image, size, generator=None)`` (RandomCrop's
   draw inside: ``torch.rand(2, dtype=float64)`` on the generator, then the crop) and ``vertical_flip(image)``:
-  contiguous outputs written with row copies, for contiguous CPU tensors of any dtype: the eager fast path of
-  one plain tensor (``csrc/fastgeo.cpp``; ``GEOMETRY`` says whether the library has them).
+  contiguous outputs written with row copies, for contiguous CPU tensors of any dtype, and ``random_flip(image,
+  p, dim, generator=None)`` (a random flip's coin drawn inside, ``[flipped]`` or ``[]``; eager only, no fake):
+  the eager fast path of one plain tensor (``csrc/fastgeo.cpp``; ``GEOMETRY`` says whether the library has them).
 
 The uint8 result is bit-identical to torch's uint8 antialiased ``interpolate`` (the path torchvision takes on CPUs
 with AVX2/AVX512), so the float result is that uint8 value scaled and normalised, within float rounding (~1e-6) of
@@ -108,8 +109,8 @@ if not AVAILABLE:  # once per process: the module runs once
 # The filter ops of csrc/filters.cpp (gaussian_blur, gaussian_noise, erase_box): absent from a library built
 # before they existed, in which case their callers keep the pure-PyTorch paths.
 FILTERS = AVAILABLE and hasattr(torch.ops.jitvision_native, "gaussian_blur")
-# The row-copy ops of csrc/fastgeo.cpp (crop_copy, random_crop, vertical_flip), likewise optional.
-GEOMETRY = AVAILABLE and hasattr(torch.ops.jitvision_native, "random_crop")
+# The eager ops of csrc/fastgeo.cpp (crop_copy, random_crop, vertical_flip, random_flip), likewise optional.
+GEOMETRY = AVAILABLE and hasattr(torch.ops.jitvision_native, "random_flip")
 
 __all__ = [
     "AVAILABLE",

@@ -24,6 +24,7 @@ TESTS = [
     "tests/test_native_color.py",
     "tests/test_native_compile_ops.py",
     "tests/test_native_library.py",
+    "tests/test_native_fastgeo.py",
 ]
 
 

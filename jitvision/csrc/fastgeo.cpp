@@ -9,12 +9,18 @@
 // - random_crop(image, size, generator): RandomCrop's eager draw (csrc of `_crop.py` RandomCrop._eager_plain):
 //   two float64 uniforms from at::rand on `generator` (the same call as `torch.rand(2, dtype=float64,
 //   generator=...)`, so the same numbers for a seed), the offset min(floor(u * (room + 1)), room), then the crop;
-// - vertical_flip(image): image.flip(-2), contiguous.
+// - vertical_flip(image): image.flip(-2), contiguous;
+// - random_flip(image, p, dim, generator): RandomHorizontalFlip/RandomVerticalFlip's eager draw and effect: the
+//   coin is one float32 at::rand on `generator` compared with p rounded to float32 (what `torch.rand([]) < p` does
+//   in RandomApplyTransform), then [the flipped image] (vertical_flip above, else at::flip), or [] when the coin
+//   says no (the caller then returns its input: an op must not return an alias of it). Eager only: the list's
+//   length depends on the draw, so it has no fake implementation; traced graphs use flip_if (resize.cpp).
 // Any dtype, CPU, contiguous input; the Python callers check that and fall back to torch otherwise. Outputs never
 // alias the input (a custom op's rule).
 
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include <ATen/ATen.h>
 #include <torch/library.h>
@@ -95,6 +101,17 @@ at::Tensor vertical_flip(const at::Tensor& image) {
   return out;
 }
 
+std::vector<at::Tensor> random_flip(const at::Tensor& image, double p, int64_t dim,
+                                    std::optional<at::Generator> generator) {
+  TORCH_CHECK_VALUE(image.dim() >= 2 && (dim == -1 || dim == -2),
+                    "jitvision_native.random_flip: expected a tensor [..., H, W] and dim -1 or -2, got ",
+                    image.sizes(), " and ", dim);
+  const at::Tensor coin = at::rand({}, generator, at::TensorOptions().dtype(at::kFloat));
+  if (!(*coin.const_data_ptr<float>() < static_cast<float>(p))) return {};
+  if (dim == -2 && image.is_contiguous()) return {vertical_flip(image)};
+  return {at::flip(image, {dim})};
+}
+
 }  // namespace
 }  // namespace jitvision_native
 
@@ -104,10 +121,13 @@ TORCH_LIBRARY_FRAGMENT(jitvision_native, m) {
   m.def("random_crop(Tensor image, int[] size, Generator? generator=None) -> Tensor",
         {at::Tag::nondeterministic_seeded});
   m.def("vertical_flip(Tensor image) -> Tensor");
+  m.def("random_flip(Tensor image, float p, int dim, Generator? generator=None) -> Tensor[]",
+        {at::Tag::nondeterministic_seeded});
 }
 
 TORCH_LIBRARY_IMPL(jitvision_native, CPU, m) {
   m.impl("crop_copy", &jitvision_native::crop_copy);
   m.impl("random_crop", &jitvision_native::random_crop);
   m.impl("vertical_flip", &jitvision_native::vertical_flip);
+  m.impl("random_flip", &jitvision_native::random_flip);
 }

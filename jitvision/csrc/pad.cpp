@@ -43,7 +43,10 @@ void pad_rows(const T* src, T* dst, int64_t planes, int64_t H, int64_t W, int64_
 
 bool rows_apply(const at::Tensor& input, at::IntArrayRef pad) {
   return input.device().is_cpu() && input.dim() >= 2 && pad.size() == 4 && input.is_contiguous() &&
-         input.numel() > 0 && *std::min_element(pad.begin(), pad.end()) >= 0 && !input.is_complex();
+         input.numel() > 0 && *std::min_element(pad.begin(), pad.end()) >= 0 &&
+         (at::isIntegralType(input.scalar_type(), /*includeBool=*/true) || at::isFloatingType(input.scalar_type())) &&
+         !at::isBitsType(input.scalar_type()) && input.scalar_type() != at::kUInt16 &&
+         input.scalar_type() != at::kUInt32 && input.scalar_type() != at::kUInt64 && !at::isFloat8Type(input.scalar_type());
 }
 
 at::Tensor constant_pad(const at::Tensor& input, at::IntArrayRef pad, const at::Scalar& value) {

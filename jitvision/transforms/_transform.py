@@ -16,6 +16,7 @@ B), and each leaf goes through ``transform_batch`` with the rows of those parame
 ``forward_batch(x)`` (also in TorchScript) does the same for a plain ``[B, ...]`` tensor.
 """
 
+import functools
 import struct
 from typing import Any, Callable, Dict, List, Optional
 
@@ -42,7 +43,8 @@ _PLAIN_FAST: Dict[type, int] = {}  # per class: how ``__call__`` may handle one 
 def _plain_fast(cls: type) -> int:
     """How ``__call__`` may handle one plain tensor of a class that keeps the generic routing (the base
     ``forward``, ``_forward_sample``, ``make_params`` and leaf rule): 1, hand it to the class's ``_eager_plain``;
-    2, a deterministic class (no ``_draw``): ``transform(tensor, {})``; 0, the generic path."""
+    2, a deterministic class (no ``_draw``): ``transform(tensor, {})``; 0, the generic path; plus 4 where the class
+    overrides ``check_inputs`` (the base one checks nothing and is not called)."""
     fast = _PLAIN_FAST.get(cls)
     if fast is None:
         fast = 0
@@ -56,6 +58,8 @@ def _plain_fast(cls: type) -> int:
                 fast = 1
             elif cls._draw is Transform._draw:
                 fast = 2
+            if fast and cls.check_inputs is not Transform.check_inputs:
+                fast |= 4  # the class checks its inputs
         _PLAIN_FAST[cls] = fast
     return fast
 
@@ -77,6 +81,7 @@ def _unhooked(module: nn.Module) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=256)
 def _as_float32(value: float) -> float:
     """``value`` rounded to float32, as a tensor comparison with it rounds it."""
     return struct.unpack("f", struct.pack("f", value))[0]
@@ -110,10 +115,11 @@ class Transform(nn.Module):
             if not torch.compiler.is_compiling() and type(inpt) is torch.Tensor:
                 fast = _plain_fast(type(self))
                 if fast and _unhooked(self):
-                    self.check_inputs([inpt])
+                    if fast & 4:
+                        self.check_inputs([inpt])
                     if not isinstance(inpt, self._transformed_types):
                         return inpt
-                    if fast == 1:
+                    if fast & 1:
                         out = self._eager_plain(inpt)
                         if out is not None:
                             return out
@@ -330,10 +336,21 @@ class RandomApplyTransform(Transform):
         # rounded to float32 (what ``draw_coins``'s float32 comparison does), no bool tensor.
         if type(self)._draw is not RandomApplyTransform._draw:
             return None
+        drawn = self._eager_coin_and_apply(image)
+        if drawn is not None:
+            return drawn[0] if drawn else image
         u = uniform([], self._rng(), image.device).item()
         if not u < _as_float32(self.p):
             return image
         return self._apply(image, {"apply": _TRUE})
+
+    @torch.jit.unused
+    def _eager_coin_and_apply(self, image: torch.Tensor) -> Optional[List[torch.Tensor]]:
+        """The subclass hook of ``_eager_plain`` for a native op that draws the coin and applies the effect in one
+        call: ``[output]`` where the coin says apply, ``[]`` where it says no, or None (nothing drawn) to draw
+        the coin here and call ``_apply``. The op must draw the coin as ``draw_coins`` does: one float32
+        ``rand`` on ``self._rng()``, compared with ``p`` rounded to float32 (e.g. ``jitvision_native::random_flip``)."""
+        return None
 
     def _apply(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         raise NotImplementedError(f"{type(self).__name__} does not implement _apply()")

@@ -22,7 +22,7 @@ def _row_copy_applies(image: torch.Tensor) -> bool:
     return (
         _native.GEOMETRY
         and image.ndim >= 2
-        and image.device.type == "cpu"
+        and image.is_cpu
         and not image.requires_grad
         and image.is_contiguous()
     )

@@ -46,7 +46,7 @@ def _row_flip_applies(image: torch.Tensor) -> bool:
     torch's. Traced graphs and autograd keep torch's flip."""
     return (
         _native.GEOMETRY
-        and image.device.type == "cpu"
+        and image.is_cpu
         and not image.requires_grad
         and image.is_contiguous()
         and not is_tracing()
