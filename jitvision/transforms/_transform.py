@@ -163,6 +163,7 @@ class Transform(nn.Module):
                 cls._eager_plain is not Transform._eager_plain
                 and cls.make_params is Transform.make_params  # a custom make_params is honoured
                 and not torch.compiler.is_compiling()
+                and not torch._C._get_tracing_state()  # jit.trace records tensor ops, not native draws
             ):
                 out = self._eager_plain(sample)
                 if out is not None:

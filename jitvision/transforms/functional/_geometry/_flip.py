@@ -46,6 +46,7 @@ def _row_flip_applies(image: torch.Tensor) -> bool:
     torch's. Traced graphs and autograd keep torch's flip."""
     return (
         _native.GEOMETRY
+        and not torch._C._get_tracing_state()
         and image.is_cpu
         and not image.requires_grad
         and image.is_contiguous()

@@ -118,6 +118,7 @@ def _native_pad_applies(image: torch.Tensor, torch_padding: List[int]) -> bool:
         return image.dtype == torch.uint8 and not is_exporting()
     return (
         _native.GEOMETRY
+        and not torch._C._get_tracing_state()
         and image.is_cpu
         and image.dtype in _ROW_PAD_DTYPES
         and not image.requires_grad
