@@ -40,6 +40,11 @@ static output shape) and callable from TorchScript as ``torch.ops.jitvision_nati
 - ``to_float_u8(image, mean=None, std=None)``: uint8 ``[..., C, H, W]`` to float32 ``v / 255`` [then ``(x - mean) /
   std``] in one pass, the float tail's arithmetic above (``csrc/augment.cpp``; Compose runs it after an
   augmentation policy, see ``transforms._fusion``).
+- ``crop_copy(image, top, left, height, width)``, ``random_crop(image, size, generator=None)`` (RandomCrop's
+  draw inside: ``torch.rand(2, dtype=float64)`` on the generator, then the crop) and ``vertical_flip(image)``:
+  contiguous outputs written with row copies, for contiguous CPU tensors of any dtype, and ``random_flip(image,
+  p, dim, generator=None)`` (a random flip's coin drawn inside, ``[flipped]`` or ``[]``; eager only, no fake):
+  the eager fast path of one plain tensor (``csrc/fastgeo.cpp``; ``GEOMETRY`` says whether the library has them).
 
 The uint8 result is bit-identical to torch's uint8 antialiased ``interpolate`` (the path torchvision takes on CPUs
 with AVX2/AVX512), so the float result is that uint8 value scaled and normalised, within float rounding (~1e-6) of
@@ -112,12 +117,15 @@ FILTERS = AVAILABLE and hasattr(torch.ops.jitvision_native, "gaussian_blur")
 # warp_grid_u8 (csrc/warp.cpp, the uint8 warp at a given grid: elastic): absent from an older library, in which
 # case elastic keeps grid_sample on the float image.
 WARP_GRID = AVAILABLE and hasattr(torch.ops.jitvision_native, "warp_grid_u8")
+# The eager ops of csrc/fastgeo.cpp (crop_copy, random_crop, vertical_flip, random_flip), likewise optional.
+GEOMETRY = AVAILABLE and hasattr(torch.ops.jitvision_native, "random_flip")
 
 __all__ = [
     "AVAILABLE",
     "UNAVAILABLE_REASON",
     "FILTERS",
     "WARP_GRID",
+    "GEOMETRY",
     "native_library_path",
     "resized_crop_reference",
     "resize_center_crop_reference",
@@ -333,4 +341,19 @@ if FILTERS:
 
     @torch.library.register_fake("jitvision_native::erase_box")
     def _erase_box_fake(image, box, value):
+        return torch.empty_like(image, memory_format=torch.contiguous_format)
+
+
+if GEOMETRY:
+
+    @torch.library.register_fake("jitvision_native::crop_copy")
+    def _crop_copy_fake(image, top, left, height, width):
+        return image.new_empty((*image.shape[:-2], height, width))
+
+    @torch.library.register_fake("jitvision_native::random_crop")
+    def _random_crop_fake(image, size, generator=None):
+        return image.new_empty((*image.shape[:-2], size[0], size[1]))
+
+    @torch.library.register_fake("jitvision_native::vertical_flip")
+    def _vertical_flip_fake(image):
         return torch.empty_like(image, memory_format=torch.contiguous_format)

@@ -26,6 +26,7 @@ TESTS = [
     "tests/test_native_library.py",
     "tests/test_native_warp.py",
     "tests/test_native_filters.py",
+    "tests/test_native_fastgeo.py",
 ]
 
 

@@ -8,14 +8,61 @@
 // - select_rows(apply, a, b): a where the bool `apply` is set, else b, for the whole tensor (apply []) or per row
 //   (apply [R], a and b [..., R, ...] with R rows in memory order); a copy of the chosen rows.
 // Outputs never alias the inputs (a custom op's rule).
+// constant_pad of a contiguous CPU input padded on its last two dimensions by non-negative amounts (what Pad and
+// RandomCrop's padding do) writes the output row by row (fill, memcpy of the input row, fill) instead: ~2x faster
+// than at::constant_pad_nd's generic copy into a strided window (used in eager too, see functional/_pad.py).
+
+#include <algorithm>
+#include <cstring>
 
 #include <ATen/ATen.h>
+#include <ATen/Dispatch.h>
 #include <torch/library.h>
 
 namespace jitvision_native {
 namespace {
 
+template <typename T>
+void pad_rows(const T* src, T* dst, int64_t planes, int64_t H, int64_t W, int64_t left, int64_t right, int64_t top,
+              int64_t bottom, T fill) {
+  const int64_t out_w = W + left + right;
+  for (int64_t p = 0; p < planes; ++p) {
+    std::fill_n(dst, top * out_w, fill);
+    dst += top * out_w;
+    for (int64_t y = 0; y < H; ++y) {
+      std::fill_n(dst, left, fill);
+      std::memcpy(dst + left, src, static_cast<size_t>(W) * sizeof(T));
+      std::fill_n(dst + left + W, right, fill);
+      dst += out_w;
+      src += W;
+    }
+    std::fill_n(dst, bottom * out_w, fill);
+    dst += bottom * out_w;
+  }
+}
+
+bool rows_apply(const at::Tensor& input, at::IntArrayRef pad) {
+  return input.device().is_cpu() && input.dim() >= 2 && pad.size() == 4 && input.is_contiguous() &&
+         input.numel() > 0 && *std::min_element(pad.begin(), pad.end()) >= 0 &&
+         (at::isIntegralType(input.scalar_type(), /*includeBool=*/true) || at::isFloatingType(input.scalar_type())) &&
+         !at::isBitsType(input.scalar_type()) && input.scalar_type() != at::kUInt16 &&
+         input.scalar_type() != at::kUInt32 && input.scalar_type() != at::kUInt64 && !at::isFloat8Type(input.scalar_type());
+}
+
 at::Tensor constant_pad(const at::Tensor& input, at::IntArrayRef pad, const at::Scalar& value) {
+  if (rows_apply(input, pad)) {
+    const int64_t H = input.size(-2), W = input.size(-1);
+    auto sizes = input.sizes().vec();
+    sizes[sizes.size() - 2] = H + pad[2] + pad[3];
+    sizes[sizes.size() - 1] = W + pad[0] + pad[1];
+    at::Tensor out = at::empty(sizes, input.options());
+    const int64_t planes = input.numel() / (H * W);
+    AT_DISPATCH_ALL_TYPES_AND3(at::kHalf, at::kBFloat16, at::kBool, input.scalar_type(), "constant_pad", [&] {
+      pad_rows<scalar_t>(input.const_data_ptr<scalar_t>(), out.data_ptr<scalar_t>(), planes, H, W, pad[0], pad[1],
+                         pad[2], pad[3], value.to<scalar_t>());
+    });
+    return out;
+  }
   at::Tensor out = at::constant_pad_nd(input, pad, value);
   return out.is_alias_of(input) ? out.clone() : out;
 }

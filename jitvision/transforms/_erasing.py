@@ -10,10 +10,10 @@ import torch
 from ..tv_tensors import wrap
 from . import functional as F
 from ._random import draw_coins, normal_like, uniform
-from ._transform import RandomApplyTransform
+from ._transform import RandomApplyTransform, _as_float32
 from ._utils import require_image
 from .functional._dispatch import is_pure_tensor, is_tracing, unwrap
-from .functional._erase import erase_where
+from .functional._erase import erase_image, erase_where
 
 
 class RandomErasing(RandomApplyTransform):
@@ -85,6 +85,12 @@ class RandomErasing(RandomApplyTransform):
         apply = draw_coins(self.p, [], self._rng(), device)
         u = uniform([20], self._rng(), device, torch.float64).tolist()
         offsets = uniform([2], self._rng(), device, torch.float64).tolist()
+        box = self._box_of(height, width, u, offsets)
+        return {"apply": apply, "box": torch.tensor(box, dtype=torch.int64, device=device)}
+
+    @torch.jit.unused
+    def _box_of(self, height: int, width: int, u: List[float], offsets: List[float]) -> List[int]:
+        """``[i, j, h, w]`` from the 20 attempt uniforms and the 2 offset uniforms (``h = w = 0``: none fits)."""
         log_low, log_high = math.log(self.ratio[0]), math.log(self.ratio[1])
         h = w = 0.0
         for attempt in range(10):
@@ -96,7 +102,34 @@ class RandomErasing(RandomApplyTransform):
                 break
         i = min(math.floor(offsets[0] * (height - h + 1)), height - h)
         j = min(math.floor(offsets[1] * (width - w + 1)), width - w)
-        return {"apply": apply, "box": torch.tensor([i, j, h, w], dtype=torch.int64, device=device)}
+        return [int(i), int(j), int(h), int(w)]
+
+    @torch.jit.unused
+    def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
+        # _draw_eager's draws (coin, 20 uniforms, 2 uniforms) as Python numbers, then the erase kernel: no coin,
+        # box or parameter tensors built and read back. A single number erases with one fill_ of a copy.
+        if image.ndim < 3:
+            return None  # require_image's error and the kernels' checks: the generic path
+        device = image.device
+        coin = uniform([], self._rng(), device).item()
+        u = uniform([20], self._rng(), device, torch.float64).tolist()
+        offsets = uniform([2], self._rng(), device, torch.float64).tolist()
+        if not coin < _as_float32(self.p):
+            return image
+        i, j, h, w = self._box_of(image.shape[-2], image.shape[-1], u, offsets)
+        if h == 0:
+            return image
+        value = self.value
+        if value is not None and len(value) == 1 and image.dtype == torch.uint8 and not self.inplace:
+            fill = value[0]
+            if fill.is_integer() and 0 <= fill <= 255:  # what the float32 -> uint8 cast of the kernel gives
+                out = image.clone()
+                out[..., i : i + h, j : j + w].fill_(int(fill))
+                return out
+        fill_tensor = self._fill(image, False)
+        if value is None:
+            fill_tensor = fill_tensor[..., i : i + h, j : j + w]
+        return erase_image(image, i, j, h, w, fill_tensor, inplace=self.inplace)
 
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         coins = draw_coins(self.p, [batch_size], self._rng(), device)

@@ -16,12 +16,14 @@ B), and each leaf goes through ``transform_batch`` with the rows of those parame
 ``forward_batch(x)`` (also in TorchScript) does the same for a plain ``[B, ...]`` tensor.
 """
 
+import functools
 import struct
 from typing import Any, Callable, Dict, List, Optional
 
 import PIL.Image
 import torch
 from torch import nn
+from torch.nn.modules import module as _nn_module
 from torch.utils import _pytree as pytree
 
 from ..tv_tensors import kind_of
@@ -35,6 +37,51 @@ Params = Dict[str, torch.Tensor]
 _TRUE = torch.tensor(True)  # the coin handed to ``_apply`` by the eager fast path (read only)
 
 
+_PLAIN_FAST: Dict[type, int] = {}  # per class: how ``__call__`` may handle one plain tensor (see _plain_fast)
+
+
+def _plain_fast(cls: type) -> int:
+    """How ``__call__`` may handle one plain tensor of a class that keeps the generic routing (the base
+    ``forward``, ``_forward_sample``, ``make_params`` and leaf rule): 1, hand it to the class's ``_eager_plain``;
+    2, a deterministic class (no ``_draw``): ``transform(tensor, {})``; 0, the generic path; plus 4 where the class
+    overrides ``check_inputs`` (the base one checks nothing and is not called)."""
+    fast = _PLAIN_FAST.get(cls)
+    if fast is None:
+        fast = 0
+        if (
+            cls.forward is Transform.forward
+            and cls._forward_sample is Transform._forward_sample
+            and cls.make_params is Transform.make_params
+            and cls._needs_transform_list is Transform._needs_transform_list
+        ):
+            if cls._eager_plain is not Transform._eager_plain:
+                fast = 1
+            elif cls._draw is Transform._draw:
+                fast = 2
+            if fast and cls.check_inputs is not Transform.check_inputs:
+                fast |= 4  # the class checks its inputs
+        _PLAIN_FAST[cls] = fast
+    return fast
+
+
+def _unhooked(module: nn.Module) -> bool:
+    """True where ``nn.Module.__call__`` would only call ``forward``: no module or global hooks, no
+    ``Module.compile()``, no ``torch.jit.trace`` in progress (the checks of ``Module._call_impl``)."""
+    return not (
+        module._forward_hooks
+        or module._forward_pre_hooks
+        or module._backward_hooks
+        or module._backward_pre_hooks
+        or _nn_module._global_forward_hooks
+        or _nn_module._global_forward_pre_hooks
+        or _nn_module._global_backward_hooks
+        or _nn_module._global_backward_pre_hooks
+        or module._compiled_call_impl is not None
+        or torch._C._get_tracing_state()
+    )
+
+
+@functools.lru_cache(maxsize=256)
 def _as_float32(value: float) -> float:
     """``value`` rounded to float32, as a tensor comparison with it rounds it."""
     return struct.unpack("f", struct.pack("f", value))[0]
@@ -61,9 +108,27 @@ class Transform(nn.Module):
         self.generator = generator
 
     def __call__(self, *inputs: Any) -> Any:
+        if len(inputs) == 1:
+            inpt = inputs[0]
+            # The eager fast path for one plain tensor: what nn.Module.__call__ -> forward -> _forward_sample would
+            # do, minus their frames and checks (~15 us of a cheap transform's ~30). Same draws, same result.
+            if not torch.compiler.is_compiling() and type(inpt) is torch.Tensor:
+                fast = _plain_fast(type(self))
+                if fast and _unhooked(self):
+                    if fast & 4:
+                        self.check_inputs([inpt])
+                    if not isinstance(inpt, self._transformed_types):
+                        return inpt
+                    if fast & 1:
+                        out = self._eager_plain(inpt)
+                        if out is not None:
+                            return out
+                    elif inpt.ndim >= 2:  # what _plain_params gives a deterministic transform
+                        return self.transform(inpt, {})
+            return super().__call__(inpt)
         if not inputs:
             raise TypeError(f"{type(self).__name__}: expected at least one input")
-        return super().__call__(inputs if len(inputs) > 1 else inputs[0])
+        return super().__call__(inputs)
 
     def forward(self, inpt: torch.Tensor) -> torch.Tensor:
         if torch.jit.is_scripting():
@@ -98,6 +163,7 @@ class Transform(nn.Module):
                 cls._eager_plain is not Transform._eager_plain
                 and cls.make_params is Transform.make_params  # a custom make_params is honoured
                 and not torch.compiler.is_compiling()
+                and not torch._C._get_tracing_state()  # jit.trace records tensor ops, not native draws
             ):
                 out = self._eager_plain(sample)
                 if out is not None:
@@ -137,7 +203,17 @@ class Transform(nn.Module):
         """The output for one plain tensor in eager mode, or None to take the generic path (draw the tensor
         parameters, then ``transform``). Cheap transforms override it to draw Python numbers and call the kernel
         directly: the same draws on the same generator and the same result as the generic path, without building
-        parameter tensors that are read back at once (each small tensor op is a few microseconds)."""
+        parameter tensors that are read back at once (each small tensor op is a few microseconds).
+
+        The subclass hook of the eager fast path (deterministic classes without it get ``transform(tensor, {})``
+        there). Contract: return None before drawing anything (the generic path
+        then draws); otherwise draw exactly what ``_draw`` draws, in the same order on ``self._rng()``, and return
+        what ``transform`` would (an output may be the input itself where ``transform`` returns it). When a class
+        overrides it (and keeps the base ``forward``/``_forward_sample``/``make_params``/leaf rule), ``__call__``
+        on one plain tensor outside torch.compile/jit.trace and without module hooks calls ``check_inputs`` and
+        then this method directly, skipping ``nn.Module.__call__`` (hooks, when present, take the generic route).
+        A native op that draws and applies in one call (``jitvision_native::random_*``, on ``self._rng()``) fits
+        here too."""
         return None
 
     @torch.jit.unused
@@ -261,10 +337,21 @@ class RandomApplyTransform(Transform):
         # rounded to float32 (what ``draw_coins``'s float32 comparison does), no bool tensor.
         if type(self)._draw is not RandomApplyTransform._draw:
             return None
+        drawn = self._eager_coin_and_apply(image)
+        if drawn is not None:
+            return drawn[0] if drawn else image
         u = uniform([], self._rng(), image.device).item()
         if not u < _as_float32(self.p):
             return image
         return self._apply(image, {"apply": _TRUE})
+
+    @torch.jit.unused
+    def _eager_coin_and_apply(self, image: torch.Tensor) -> Optional[List[torch.Tensor]]:
+        """The subclass hook of ``_eager_plain`` for a native op that draws the coin and applies the effect in one
+        call: ``[output]`` where the coin says apply, ``[]`` where it says no, or None (nothing drawn) to draw
+        the coin here and call ``_apply``. The op must draw the coin as ``draw_coins`` does: one float32
+        ``rand`` on ``self._rng()``, compared with ``p`` rounded to float32 (e.g. ``jitvision_native::random_flip``)."""
+        return None
 
     def _apply(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         raise NotImplementedError(f"{type(self).__name__} does not implement _apply()")

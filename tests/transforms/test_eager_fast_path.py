@@ -23,6 +23,18 @@ CASES = [
     lambda: T.ColorJitter(brightness=(1.2, 1.2)),
     lambda: T.ColorJitter(contrast=0.5, hue=0.3),
     lambda: T.ColorJitter(),
+    lambda: T.CenterCrop(21),
+    lambda: T.CenterCrop((30, 70)),  # larger than the input: padded, the generic path
+    lambda: T.Pad([1, 2, 3, 4]),
+    lambda: T.Pad(3, fill=7, padding_mode="constant"),
+    lambda: T.Pad(2, padding_mode="reflect"),
+    lambda: T.RandomResizedCrop((17, 23)),
+    lambda: T.RandomResizedCrop(20, antialias=False),  # not the native op: the generic path
+    lambda: T.RandomErasing(0.7),
+    lambda: T.RandomErasing(1.0, value=5),
+    lambda: T.RandomErasing(1.0, value=[1, 2, 3]),
+    lambda: T.RandomErasing(1.0, value="random"),
+    lambda: T.RandomErasing(1.0, scale=(0.9, 1.0), ratio=(5.0, 6.0)),  # often no box fits
 ]
 
 
@@ -77,3 +89,33 @@ def test_native_fast_path_on_a_generator_and_other_shapes(make, shape):
     for step in range(12):
         assert torch.equal(fast(image), generic.transform(image, generic._plain_params(image))), step
     assert torch.equal(torch.rand(3), global_next), "the global RNG was drawn from"
+
+
+@pytest.mark.parametrize("make", CASES)
+def test_fast_path_on_a_non_contiguous_and_a_batched_input(make):
+    transform = make()
+    base = torch.randint(0, 256, (2, 3, 50, 60), dtype=torch.uint8)
+    channels_last = base.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)
+    for image in (channels_last[0], base):  # a strided image; a [N, C, H, W] tensor
+        for seed in range(5):
+            torch.manual_seed(seed)
+            fast = transform(image)
+            torch.manual_seed(seed)
+            generic = transform.transform(image, transform._plain_params(image))
+            assert torch.equal(fast, generic), seed
+
+
+def test_fast_path_skipped_with_hooks_and_under_jit_trace():
+    image = torch.randint(0, 256, (3, 40, 40), dtype=torch.uint8)
+    transform = T.RandomVerticalFlip(1.0)
+    seen = []
+    handle = transform.register_forward_hook(lambda module, args, out: seen.append(out))
+    out = transform(image)
+    handle.remove()
+    assert len(seen) == 1 and seen[0] is out and torch.equal(out, image.flip(-2))
+    pre = T.CenterCrop(10)
+    handle = pre.register_forward_pre_hook(lambda module, args: (args[0][..., :20, :20],))
+    assert torch.equal(pre(image), image[..., 5:15, 5:15])  # the hook replaced the input
+    handle.remove()
+    traced = torch.jit.trace(T.Pad(2), image)
+    assert torch.equal(traced(image), torch.nn.functional.pad(image, [2, 2, 2, 2]))

@@ -1,6 +1,6 @@
 """Pieces shared by the photometric classes: tensor-factor kernels on any kind of leaf, channel permutations."""
 
-from typing import Any, Callable, Optional
+from typing import Any, Callable, List, Optional
 
 import PIL.Image
 import torch
@@ -41,10 +41,12 @@ def on_leaf(
 
 
 @torch.jit.unused
-def eager_point(transform: RandomApplyTransform, image: torch.Tensor, op: int, arg: int) -> Optional[torch.Tensor]:
-    """The ``_eager_plain`` of a RandomApplyTransform whose effect is a uint8 point op (``_native_u8.INVERT``,
-    ``SOLARIZE``, ``POSTERIZE`` with its ``arg``): on a uint8 CPU image, the coin and the op in one native call
-    (the same draw on the same generator as the generic path); otherwise RandomApplyTransform's own fast path."""
+def native_point_coin(
+    transform: RandomApplyTransform, image: torch.Tensor, op: int, arg: int
+) -> Optional[List[torch.Tensor]]:
+    """``RandomApplyTransform._eager_coin_and_apply`` for a uint8 point op (``_native_u8.INVERT``, ``SOLARIZE``,
+    ``POSTERIZE`` with its ``arg``): on a uint8 CPU image, the coin and the op in one native call (the same draw on
+    the same generator as the generic path); otherwise None (the coin drawn in Python)."""
     if image.ndim >= 2 and _native_u8.applies(image):
         return _native_u8.random_point(image, transform.p, op, arg, transform._rng())
-    return RandomApplyTransform._eager_plain(transform, image)
+    return None

@@ -13,7 +13,7 @@ from ..functional._color import _native_u8
 from ..functional._color._grayscale import _permute_channels
 from ..functional._color._pointwise import solarize_cut
 from ..functional._dispatch import is_pure_tensor
-from ._common import channels_of, eager_point, on_leaf, permutation_from_keys
+from ._common import channels_of, native_point_coin, on_leaf, permutation_from_keys
 
 
 class Grayscale(Transform):
@@ -68,8 +68,8 @@ class RandomInvert(RandomApplyTransform):
     _functional = staticmethod(F.invert)
 
     @torch.jit.unused
-    def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
-        return eager_point(self, image, _native_u8.INVERT, 0)
+    def _eager_coin_and_apply(self, image: torch.Tensor) -> Optional[List[torch.Tensor]]:
+        return native_point_coin(self, image, _native_u8.INVERT, 0)
 
     def _apply(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return F.invert(inpt)
@@ -87,10 +87,10 @@ class RandomPosterize(RandomApplyTransform):
         self.bits = bits
 
     @torch.jit.unused
-    def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
+    def _eager_coin_and_apply(self, image: torch.Tensor) -> Optional[List[torch.Tensor]]:
         if self.bits >= 8:  # the identity (a copy): the generic path
-            return RandomApplyTransform._eager_plain(self, image)
-        return eager_point(self, image, _native_u8.POSTERIZE, (0xFF << (8 - self.bits)) & 0xFF)
+            return None
+        return native_point_coin(self, image, _native_u8.POSTERIZE, (0xFF << (8 - self.bits)) & 0xFF)
 
     def _apply(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return F.posterize(inpt, bits=self.bits)
@@ -111,10 +111,10 @@ class RandomSolarize(RandomApplyTransform):
         self.threshold = float(threshold)
 
     @torch.jit.unused
-    def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
+    def _eager_coin_and_apply(self, image: torch.Tensor) -> Optional[List[torch.Tensor]]:
         if self.threshold > 255:  # solarize's error for uint8 images, raised by the generic path
-            return RandomApplyTransform._eager_plain(self, image)
-        return eager_point(self, image, _native_u8.SOLARIZE, solarize_cut(self.threshold))
+            return None
+        return native_point_coin(self, image, _native_u8.SOLARIZE, solarize_cut(self.threshold))
 
     def _apply(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return F.solarize(inpt, threshold=self.threshold)

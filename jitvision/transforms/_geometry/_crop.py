@@ -5,20 +5,35 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import torch
 
+from ... import _native
 from .. import functional as F
 from .._random import uniform
 from .._transform import Transform
 from .._utils import setup_size
 from ..functional._dispatch import is_tracing
-from ..functional._geometry._crop import crop_at
+from ..functional._geometry._crop import _center_crop_anchor, crop_at
 from ..functional._geometry._pad import _parse_pad_padding
 from ._pad import PaddingTransform, check_padding
+
+
+@torch.jit.unused
+def _row_copy_applies(image: torch.Tensor) -> bool:
+    """Whether the eager fast path may crop ``image`` with the native row copy (csrc/fastgeo.cpp)."""
+    return (
+        _native.GEOMETRY
+        and image.ndim >= 2
+        and image.is_cpu
+        and not image.requires_grad
+        and image.is_contiguous()
+    )
 
 
 class CenterCrop(Transform):
     """Crop the center ``size`` (an int or (h, w)) of the sample, zero-padding where the input is smaller.
 
     Exports with dynamic height and width: no Python branch on the input size when it is at least ``size``.
+    Called eagerly on one plain contiguous CPU tensor (the fast path), the output is a contiguous copy rather
+    than a view of the input as in torchvision (the same values; one native row copy).
     """
 
     _functional = staticmethod(F.center_crop)
@@ -30,6 +45,18 @@ class CenterCrop(Transform):
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return F.center_crop(inpt, self.size)
 
+    @torch.jit.unused
+    def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
+        # A crop inside a contiguous CPU image: one native row copy (a contiguous tensor, not a view).
+        if not _row_copy_applies(image):
+            return None
+        crop_height, crop_width = self.size[0], self.size[1]
+        height, width = image.shape[-2], image.shape[-1]
+        if crop_height > height or crop_width > width:
+            return None
+        top, left = _center_crop_anchor(crop_height, crop_width, height, width)
+        return torch.ops.jitvision_native.crop_copy.default(image, top, left, crop_height, crop_width)
+
     def extra_repr(self) -> str:
         return f"size={self.size}"
 
@@ -40,6 +67,9 @@ class RandomCrop(PaddingTransform):
     the in-bounds ones (torchvision's order and semantics).
 
     The offset is one int64 tensor ``[top, left]``, so a compiled RandomCrop stays random without recompiling.
+    Called eagerly on one plain contiguous CPU tensor without padding (the fast path), the draw and the crop are
+    one native call (``jitvision_native::random_crop``: the same draw on the same generator) and the output is a
+    contiguous copy rather than a view of the input as in torchvision (the same values).
     """
 
     _functional = staticmethod(F.crop)
@@ -108,6 +138,8 @@ class RandomCrop(PaddingTransform):
         plan = self._plan(image.shape[-2], image.shape[-1])
         if plan[0] != 0 or plan[1] != 0 or plan[2] != 0 or plan[3] != 0:
             return None
+        if _row_copy_applies(image) and (plan[4] != self.size[0] or plan[5] != self.size[1]):
+            return torch.ops.jitvision_native.random_crop.default(image, self.size, self._rng())
         dtype = torch.float32 if image.device.type == "mps" else torch.float64
         u_top, u_left = uniform([2], self._rng(), image.device, dtype).tolist()
         crop_height, crop_width = self.size[0], self.size[1]

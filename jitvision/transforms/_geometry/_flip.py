@@ -1,6 +1,6 @@
 """RandomHorizontalFlip and RandomVerticalFlip."""
 
-from typing import Dict
+from typing import Dict, List, Optional
 
 import torch
 
@@ -36,6 +36,14 @@ def _flip_where(apply: torch.Tensor, inpt: torch.Tensor, horizontal: bool) -> to
     return where_rows(apply, _flip(inpt, horizontal), inpt)
 
 
+@torch.jit.unused
+def _native_random_flip(transform: RandomApplyTransform, image: torch.Tensor, dim: int) -> Optional[List[torch.Tensor]]:
+    """The coin and the flip of one plain CPU tensor in one native call (``jitvision_native::random_flip``)."""
+    if not (_native.GEOMETRY and image.is_cpu and not image.requires_grad and image.ndim >= 2):
+        return None
+    return torch.ops.jitvision_native.random_flip.default(image, transform.p, dim, transform._rng())
+
+
 class RandomHorizontalFlip(RandomApplyTransform):
     """Mirror the sample left-right with probability ``p``."""
 
@@ -43,6 +51,10 @@ class RandomHorizontalFlip(RandomApplyTransform):
 
     def _apply(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return F.horizontal_flip(inpt)
+
+    @torch.jit.unused
+    def _eager_coin_and_apply(self, image: torch.Tensor) -> Optional[List[torch.Tensor]]:
+        return _native_random_flip(self, image, -1)
 
     def _apply_where(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return _flip_where(params["apply"], inpt, True)
@@ -55,6 +67,10 @@ class RandomVerticalFlip(RandomApplyTransform):
 
     def _apply(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return F.vertical_flip(inpt)
+
+    @torch.jit.unused
+    def _eager_coin_and_apply(self, image: torch.Tensor) -> Optional[List[torch.Tensor]]:
+        return _native_random_flip(self, image, -2)
 
     def _apply_where(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return _flip_where(params["apply"], inpt, False)

@@ -8,7 +8,14 @@ import torch
 from ...tv_tensors import Image, kind_of
 from .. import functional as F
 from .._transform import Transform
-from ..functional._geometry._pad import _PADDING_MODES, _padding_as_list
+from ..functional._geometry._pad import (
+    _PADDING_MODES,
+    _check_fill_fits,
+    _native_pad,
+    _native_pad_applies,
+    _padding_as_list,
+    _parse_pad_padding,
+)
 
 FillValue = Optional[Union[int, float, List[float]]]
 
@@ -110,6 +117,24 @@ class Pad(PaddingTransform):
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return self._pad(inpt, self._padding)
+
+    @torch.jit.unused
+    def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
+        # A constant pad by non-negative amounts of a contiguous CPU image: the native row-copy pad directly,
+        # without the functional's layers (the same op and checks pad_image reaches).
+        if self.padding_mode != "constant" or image.ndim < 3:
+            return None
+        fill = fill_for(self._fills, image)
+        if isinstance(fill, list):
+            if len(fill) != 1:
+                return None
+            fill = fill[0]
+        fill = 0.0 if fill is None else float(fill)
+        torch_padding = _parse_pad_padding(self._padding)
+        if not _native_pad_applies(image, torch_padding):
+            return None
+        _check_fill_fits(fill, image.dtype)
+        return _native_pad(image, torch_padding, fill)
 
     def extra_repr(self) -> str:
         return f"padding={self.padding}, fill={self.fill}, padding_mode={self.padding_mode}"

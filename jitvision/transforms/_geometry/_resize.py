@@ -5,6 +5,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 import torch
 
+from ... import _native
 from .. import functional as F
 from .._random import uniform
 from .._transform import Transform
@@ -216,6 +217,26 @@ class RandomResizedCrop(Transform):
             top = min(math.floor(position[0] * (height - crop_h + 1)), height - crop_h)
             left = min(math.floor(position[1] * (width - crop_w + 1)), width - crop_w)
         return {"box": torch.tensor([top, left, crop_h, crop_w], dtype=torch.int64, device=device)}
+
+    @torch.jit.unused
+    def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
+        # uint8 CPU bilinear antialiased: the draw and the resized crop in one native call (the op Compose's fusion
+        # uses, whose draw is _draw_eager's: the same uniforms on the same generator, the same arithmetic; its
+        # uint8 resize is bit-identical to torch's, see csrc/resize.cpp).
+        if not (
+            _native.AVAILABLE
+            and image.dtype == torch.uint8
+            and image.device.type == "cpu"
+            and image.ndim >= 3
+            and image.shape[-1] > 0
+            and image.shape[-2] > 0
+            and self.interpolation == InterpolationMode.BILINEAR
+            and self.antialias is True
+        ):
+            return None
+        return torch.ops.jitvision_native.random_resized_crop.default(
+            image, self.size, self.scale, self.ratio, None, None, None, False, self._rng(), None
+        )
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         box = params["box"]

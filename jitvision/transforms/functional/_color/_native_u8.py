@@ -72,12 +72,11 @@ def point(image: torch.Tensor, op: int, arg: int) -> torch.Tensor:
 @torch.jit.unused
 def random_point(
     image: torch.Tensor, p: float, op: int, arg: int, generator: Optional[torch.Generator]
-) -> torch.Tensor:
+) -> List[torch.Tensor]:
     """A RandomApplyTransform's eager call for a point op: the coin (``torch.rand([])`` on ``generator``, applied
-    when below ``p`` in float32, RandomApplyTransform's draw) and the op in one native call; ``image`` itself when
-    the coin says no."""
-    out = torch.ops.jitvision_native.random_point_u8(image, p, op, arg, generator)
-    return out[0] if len(out) > 0 else image
+    when below ``p`` in float32, RandomApplyTransform's draw) and the op in one native call: ``[output]``, or ``[]``
+    when the coin says no."""
+    return torch.ops.jitvision_native.random_point_u8(image, p, op, arg, generator)
 
 
 @torch.jit.unused
