@@ -30,7 +30,7 @@ from .functional._color._pointwise import _invert, _solarize, autocontrast_image
 from .functional._color._utils import max_value, rows_factor
 from .functional._dispatch import is_tracing
 from .functional._geometry._affine import rotate_image, warp_affine_image
-from .functional._geometry._warp import affine_coefficients, affine_matrix
+from .functional._geometry._warp import affine_matrix
 
 OP_NAMES = (
     "Identity",
@@ -108,48 +108,7 @@ def _warp(
     center = [-0.5 * width, -0.5 * height] if corner else [0.0, 0.0]
     center_t = torch.tensor(center, dtype=torch.float64, device=image.device)
     inverse = affine_matrix(angle, translate, torch.ones_like(angle), shear, center_t, True)
-    if not torch.jit.is_scripting() and mode == "nearest" and _gather_applies(image, inverse):
-        return _nearest_gather_u8(image, inverse, fill)
     return warp_affine_image(image, inverse, height, width, mode, fill, "AutoAugment")
-
-
-@torch.jit.unused
-def _gather_applies(image: torch.Tensor, inverse: torch.Tensor) -> bool:
-    return image.dtype == torch.uint8 and inverse.ndim == 2 and image.device.type == "cpu" and not is_tracing()
-
-
-@torch.jit.unused
-def _nearest_gather_u8(image: torch.Tensor, inverse: torch.Tensor, fill: Optional[List[float]]) -> torch.Tensor:
-    """The native nearest warp's result (same float32 positions, same round-half-even) as one copy of the
-    source pixels (``gather``): a nearest warp only moves pixels, and the copy beats the per-pixel kernel."""
-    height, width = image.shape[-2], image.shape[-1]
-    c = affine_coefficients(inverse.to(torch.float32).unsqueeze(0), height, width)[0].tolist()
-    xs = torch.arange(width, dtype=torch.float32).sub_((width - 1) * 0.5).unsqueeze(0)
-    ys = torch.arange(height, dtype=torch.float32).sub_((height - 1) * 0.5).unsqueeze(1)
-    # The kernel's float32 sequence: g = (X c0 + Y c1) + c2, source = ((g + 1) W - 1) / 2, clamped to [-2, W + 1].
-    # A zero coefficient leaves its term out (adding a zero product changes no value): a shear's other coordinate
-    # then stays one row or one column, computed once.
-    ix = xs * c[0] if c[1] == 0.0 else (xs * c[0]).add(ys * c[1])
-    iy = ys * c[4] if c[3] == 0.0 else (xs * c[3]).add(ys * c[4])
-    ix = ix.add_(c[2]).add_(1.0).mul_(width).sub_(1.0).div_(2.0)
-    iy = iy.add_(c[5]).add_(1.0).mul_(height).sub_(1.0).div_(2.0)
-    ix = ix.clamp_(-2.0, width + 1.0).round_().add_(2.0)
-    iy = iy.clamp_(-2.0, height + 1.0).round_().add_(2.0)
-    # Positions outside the image land in a 2-pixel border of fill around it (no masks: bool ops are slow here).
-    index = iy.to(torch.int64).mul_(width + 4).add(ix.to(torch.int64)).reshape(1, -1)
-    planes = image.reshape(-1, height, width)
-    values = [0.0] if fill is None else fill
-    levels = [int(min(max(round(v), 0), 255)) for v in values]  # Python's round is half to even, as the kernel's
-    padded = planes.new_empty([planes.shape[0], height + 4, width + 4])
-    if len(levels) == 1:
-        padded.fill_(levels[0])
-    else:
-        per_channel = padded.reshape(-1, len(levels), height + 4, width + 4)
-        for channel, level in enumerate(levels):
-            per_channel[:, channel].fill_(level)
-    padded[:, 2 : height + 2, 2 : width + 2] = planes
-    out = padded.reshape(planes.shape[0], -1).gather(1, index.expand(planes.shape[0], -1))
-    return out.reshape(image.shape)
 
 
 def _shifted(image: torch.Tensor, dx: int, dy: int, fill: Optional[List[float]]) -> torch.Tensor:
