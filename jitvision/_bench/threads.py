@@ -301,6 +301,7 @@ def run(
     torch.set_num_threads(1)
     own_dir = workdir is None
     workdir = tempfile.mkdtemp(prefix="jitvision-threads-") if own_dir else workdir
+    os.makedirs(workdir, exist_ok=True)  # --aoti-dir may name a folder that does not exist yet
     rows: List[Dict[str, Any]] = []
     with static_shapes():
         for job in jobs:
