@@ -29,7 +29,10 @@ def test_native_blur_matches_torchvision_on_random_shapes(dtype):
             per_row = op(image, [kx, ky], torch.tensor([s[0] for s in sigmas], dtype=torch.float64),
                          torch.tensor([s[1] for s in sigmas], dtype=torch.float64))
             assert_matches_oracle(per_row, theirs, float_atol=1e-5)
-            assert_matches_oracle(F.gaussian_blur(image[0], [kx, ky], sigmas[0]), theirs[0], float_atol=1e-5)
+            # The functional on one image is the same computation as the op's row 0, bit for bit. (Compared with
+            # torchvision alone, one rounding flip in a tiny image exceeds the oracle's 1%: under ASan's allocator
+            # torchvision's conv2d result moved by a last bit while our op's bits stayed the same; CI, stop 8.)
+            assert torch.equal(F.gaussian_blur(image[0], [kx, ky], sigmas[0]), per_row[0])
 
 
 def test_native_blur_vector_and_scalar_columns_agree():
