@@ -31,7 +31,7 @@ VERSION_SUFFIX = ".torch_version"
 def _extensions():
     try:
         import torch
-        from torch.utils.cpp_extension import BuildExtension, CppExtension
+        from torch.utils.cpp_extension import BuildExtension, CppExtension, is_ninja_available
     except ImportError:
         return [], {}
     sanitize = os.environ.get("JITVISION_SANITIZE") == "1"
@@ -50,7 +50,9 @@ def _extensions():
     # CppExtension links libtorch_python, which needs Python's symbols: this library must not.
     ext.libraries = [lib for lib in ext.libraries if lib != "torch_python"]
 
-    class BuildNative(BuildExtension.with_options(use_ninja=False)):
+    # ninja (when installed) compiles the sources in parallel and recompiles only what changed: a one-file change
+    # rebuilds in ~25 s instead of ~3 min on 2 cores. Without it setuptools compiles every source, one by one.
+    class BuildNative(BuildExtension.with_options(use_ninja=is_ninja_available())):
         """Names the library libjitvision_native.so (no Python ABI tag) and records the torch it was built for."""
 
         def get_ext_filename(self, fullname):
