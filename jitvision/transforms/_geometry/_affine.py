@@ -28,6 +28,7 @@ from ..functional._geometry._affine import (
     affine_bounding_boxes_matrix,
     affine_keypoints_matrix,
     warp_affine_image,
+    warp_affine_values,
 )
 from ..functional._geometry._elastic import (
     elastic_bounding_boxes_field,
@@ -41,7 +42,7 @@ from ..functional._geometry._perspective import (
     perspective_keypoints_coefficients,
     warp_perspective_image,
 )
-from ..functional._geometry._warp import affine_matrix, fill_as_list, grid_mode
+from ..functional._geometry._warp import affine_matrix, affine_matrix_values, eager_values, fill_as_list, grid_mode
 from ..functional._meta import get_canvas_size
 from ._pad import fill_for, scripted_fill, setup_fill
 
@@ -261,6 +262,11 @@ class RandomAffine(_WarpTransform):
         if self._center is not None:
             c = self._center
             center = [c[0] - 0.5 * width, c[1] - 0.5 * height]
+        if not torch.jit.is_scripting():
+            v = eager_values([params["angle"], params["translate"], params["scale"], params["shear"]])
+            if v is not None:  # eager, one sample: the matrix in Python floats
+                values = affine_matrix_values(v[0], [v[1], v[2]], v[3], [v[4], v[5]], center, True)
+                return warp_affine_values(image, values, height, width, mode, fill, "RandomAffine")
         inverse = self._matrix(params, center, True)
         return warp_affine_image(image, inverse, height, width, mode, fill, "RandomAffine")
 
@@ -374,6 +380,11 @@ class RandomRotation(_WarpTransform):
         if self._center is not None:
             c = self._center
             center = [c[0] - 0.5 * width, c[1] - 0.5 * height]
+        if not torch.jit.is_scripting():
+            v = eager_values([params["angle"]])
+            if v is not None:  # eager, one sample: the matrix in Python floats
+                values = affine_matrix_values(-v[0], [0.0, 0.0], 1.0, [0.0, 0.0], center, True)
+                return warp_affine_values(image, values, height, width, mode, fill, "RandomRotation")
         inverse = self._matrix(params["angle"], center, True)
         return warp_affine_image(image, inverse, height, width, mode, fill, "RandomRotation")
 

@@ -32,11 +32,14 @@ from ._interpolation import InterpolationMode, check_interpolation, pil_resample
 from ._warp import (
     FillType,
     affine_coefficients,
+    affine_coefficients_values,
     affine_grid,
+    affine_matrix_values,
     check_finite,
     expanded_size,
     fill_as_list,
     grid_mode,
+    is_tracing,
     native_applies,
     native_warp,
     parse_pair,
@@ -70,6 +73,26 @@ def warp_affine_image(
         return native_warp(image, coefficients, out_h, out_w, False, mode, fill, op)
     grid = affine_grid(theta, image.shape[-2], image.shape[-1], out_h, out_w)
     return sample_grid(image, grid, mode, fill, op)
+
+
+def warp_affine_values(
+    image: torch.Tensor,
+    inverse: List[float],
+    out_h: int,
+    out_w: int,
+    mode: str,
+    fill: Optional[List[float]],
+    op: str = "affine",
+) -> torch.Tensor:
+    """``warp_affine_image`` with one inverse matrix given as 6 Python floats (eager callers: the functionals and
+    the random classes' one-sample draws): the native kernel gets its coefficients straight from the numbers."""
+    if image.ndim < 3:
+        raise ValueError(op + ": expected an image [..., C, H, W] with at least 3 dimensions, got " + str(image.ndim))
+    if not torch.jit.is_scripting() and native_applies(image, mode):
+        coefficients = affine_coefficients_values(inverse, image.shape[-2], image.shape[-1])
+        return native_warp(image, coefficients, out_h, out_w, False, mode, fill, op)
+    theta = torch.tensor(inverse, dtype=torch.float64, device=image.device).reshape(2, 3)
+    return warp_affine_image(image, theta, out_h, out_w, mode, fill, op)
 
 
 def _matrix_entries(matrix: torch.Tensor, dtype: torch.dtype) -> List[torch.Tensor]:
@@ -235,9 +258,11 @@ def affine_image(
     fill_list = fill_as_list(fill, "affine")
     _check_image(image, "affine")
     height, width = image.shape[-2], image.shape[-1]
-    inverse = scalar_affine_matrix(
-        angle, translate, scale, shear, _centred_center(center, height, width), True, image.device
-    )
+    centred = _centred_center(center, height, width)
+    if not torch.jit.is_scripting() and not is_tracing():
+        values = affine_matrix_values(angle, translate, scale, shear, centred, True)
+        return warp_affine_values(image, values, height, width, mode, fill_list, "affine")
+    inverse = scalar_affine_matrix(angle, translate, scale, shear, centred, True, image.device)
     return warp_affine_image(image, inverse, height, width, mode, fill_list, "affine")
 
 
@@ -476,6 +501,9 @@ def rotate_image(
     if expand:
         size = expanded_size(rotation_inverse_list(angle, centred), width, height)
         out_w, out_h = size[0], size[1]
+    if not torch.jit.is_scripting() and not is_tracing():
+        values = affine_matrix_values(-angle, [0.0, 0.0], 1.0, [0.0, 0.0], centred, True)
+        return warp_affine_values(image, values, out_h, out_w, mode, fill_list, "rotate")
     inverse = scalar_affine_matrix(-angle, [0.0, 0.0], 1.0, [0.0, 0.0], centred, True, image.device)
     return warp_affine_image(image, inverse, out_h, out_w, mode, fill_list, "rotate")
 

@@ -171,6 +171,56 @@ def scalar_affine_matrix(
     )
 
 
+# Degrees to radians: the constant torch.deg2rad multiplies by (M_PI / 180), so both matrix forms agree.
+_DEG = math.pi / 180.0
+
+
+def affine_matrix_values(
+    angle: float,
+    translate: List[float],
+    scale: float,
+    shear: List[float],
+    center: List[float],
+    inverted: bool,
+) -> List[float]:
+    """``affine_matrix`` of Python numbers as 6 floats (row by row): the same formulas in float64, without a
+    tensor op (the eager image path: ~2 us instead of ~100-300 us of small tensor ops). ``math``'s cos/sin/tan may
+    differ from torch's in the last float64 bit, far below the float32 the warp uses."""
+    rot = angle * _DEG
+    shear_x, shear_y = shear[0] * _DEG, shear[1] * _DEG
+    cx, cy = center[0], center[1]
+    tx, ty = translate[0], translate[1]
+    a = math.cos(rot - shear_y) / math.cos(shear_y)
+    b = -(a * math.tan(shear_x) + math.sin(rot))
+    c = math.sin(rot - shear_y) / math.cos(shear_y)
+    d = math.cos(rot) - c * math.tan(shear_x)
+    if inverted:
+        m00, m01, m10, m11 = d / scale, -b / scale, -c / scale, a / scale
+        m02 = cx - m00 * (cx + tx) - m01 * (cy + ty)
+        m12 = cy - m10 * (cx + tx) - m11 * (cy + ty)
+    else:
+        m00, m01, m10, m11 = a * scale, b * scale, c * scale, d * scale
+        m02 = cx + tx - m00 * cx - m01 * cy
+        m12 = cy + ty - m10 * cx - m11 * cy
+    return [m00, m01, m02, m10, m11, m12]
+
+
+@torch.jit.unused
+def eager_values(tensors: List[torch.Tensor]) -> Optional[List[float]]:
+    """The values of one sample's drawn parameters (0-d or 1-d CPU tensors, in order, flattened) as Python floats,
+    or None where they must stay tensors: under torch.compile/export (``is_tracing``), for a batch of draws
+    (``tensors[0]`` not 0-d) or off the CPU (a device sync). The one place the random warps' image path picks
+    the eager form (host numbers, ``affine_matrix_values``) over the traced one (tensor matrices)."""
+    if is_tracing() or tensors[0].ndim != 0:
+        return None
+    values: List[float] = []
+    for t in tensors:
+        if t.device.type != "cpu":
+            return None
+        values.extend(t.reshape(-1).tolist())
+    return values
+
+
 def expanded_size(inverse: List[float], width: int, height: int) -> List[int]:
     """[width, height] of the canvas that holds an image warped by the inverse matrix ``inverse`` (6 numbers,
     centred coordinates): the bounding box of the four corners, with values within 1e-4 of an integer
@@ -368,6 +418,15 @@ def affine_coefficients(theta: torch.Tensor, height: int, width: int) -> torch.T
     them (each row divided by half the input size, in theta's dtype), padded with two zeros."""
     scaled = _rows_by_half(theta, height, width).reshape(-1, 6)
     return torch.cat([scaled, torch.zeros_like(scaled[:, :2])], dim=1)
+
+
+@torch.jit.unused
+def affine_coefficients_values(inverse: List[float], height: int, width: int) -> torch.Tensor:
+    """``affine_coefficients`` of one inverse matrix given as 6 Python floats: ``[1, 8]`` float32 with the same
+    bits (each entry rounded to float32, then divided in float32 by half the size)."""
+    theta = torch.tensor(inverse + [0.0, 0.0], dtype=torch.float32)
+    hw, hh = 0.5 * width, 0.5 * height
+    return theta.div_(torch.tensor([hw, hw, hw, hh, hh, hh, 1.0, 1.0], dtype=torch.float32)).reshape(1, 8)
 
 
 def projective_coefficients(coefficients: torch.Tensor, out_h: int, out_w: int) -> torch.Tensor:
