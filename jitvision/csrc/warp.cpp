@@ -368,7 +368,8 @@ JV_AVX2 void bilinear_row_avx2(const RowPlan& r, int64_t OW, const PlaneSet& ps,
       const __m256i b = _mm256_i32gather_epi32(reinterpret_cast<const int*>(ps.in[k] + W), off, 1);
       const __m256i ha = _mm256_madd_epi16(_mm256_shuffle_epi8(a, widen), wx);  // p00 (1 - fx) + p01 fx
       const __m256i hb = _mm256_madd_epi16(_mm256_shuffle_epi8(b, widen), wx);
-      const __m256i h0 = _mm256_srli_epi32(_mm256_add_epi32(ha, r64), 7), h1 = _mm256_srli_epi32(_mm256_add_epi32(hb, r64), 7);
+      const __m256i h0 = _mm256_srli_epi32(_mm256_add_epi32(ha, r64), 7);  // rows rounded to 1/128 level
+      const __m256i h1 = _mm256_srli_epi32(_mm256_add_epi32(hb, r64), 7);
       __m256i v = _mm256_madd_epi16(_mm256_or_si256(h0, _mm256_slli_epi32(h1, 16)), wy);
       v = _mm256_add_epi32(v, _mm256_add_epi32(rhalf, _mm256_and_si256(_mm256_srli_epi32(v, 21), ione)));
       const __m256i q = _mm256_srli_epi32(v, 21);

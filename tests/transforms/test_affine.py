@@ -483,3 +483,52 @@ def test_functional_does_not_recompile_across_sizes_with_dynamic_shapes(op):
         image = make_image(height, width)
         assert_matches_oracle(compiled(image), getattr(F, op)(image, **kwargs))
     assert counter.frame_count == 1
+
+
+# ---- the eager image route in Python floats (branch warpfixed) ---------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_eager_float_matrix_route_equals_the_tensor_matrix_route(seed):
+    """RandomAffine/RandomRotation in eager build one sample's inverse matrix in Python floats
+    (affine_matrix_values); compiled, scripted and batched calls build it from tensors (affine_matrix). Both must
+    give the same pixels, for uint8 (native kernel) and float images, with and without a center."""
+    from jitvision.transforms.functional._geometry._affine import warp_affine_image
+
+    rng = random.Random(seed)
+    generator = torch.Generator().manual_seed(seed)
+    for _ in range(6):
+        height, width = rng.randint(5, 60), rng.randint(5, 60)
+        dtype = rng.choice([torch.uint8, torch.float32])
+        image = torch.randint(0, 256, (3, height, width), generator=generator).to(dtype)
+        center = rng.choice([None, [rng.uniform(0, width), rng.uniform(0, height)]])
+        mode = rng.choice(["bilinear", "nearest"])
+        fill = rng.choice([None, [rng.uniform(0, 255)]])
+        affine = T.RandomAffine(40, (0.2, 0.2), (0.7, 1.3), (-20, 20, -10, 10), mode, center=center)
+        rotation = T.RandomRotation(180, mode, center=center)
+        centred = [0.0, 0.0] if center is None else [center[0] - 0.5 * width, center[1] - 0.5 * height]
+        for transform in (affine, rotation):
+            params = transform._draw(height, width, image.device)
+            eager = transform._image(image, params, mode, fill)
+            if transform is affine:
+                inverse = transform._matrix(params, centred, True)
+            else:
+                inverse = transform._matrix(params["angle"], centred, True)
+            tensors = warp_affine_image(image, inverse, height, width, mode, fill, "test")
+            assert torch.equal(eager, tensors), f"{type(transform).__name__} {dtype} {mode} {fill} {center}"
+
+
+def test_random_affine_draw_matches_per_column_ranges():
+    """The one multiply-add draw gives each column u * (high - low) + low (float32) and whole-pixel translations
+    within translate * size."""
+    transform = T.RandomAffine((-30, 10), (0.1, 0.3), (0.8, 1.2), (-5, 15, -25, -20))
+    batch = transform._draw_batch(2000, 50, 80, torch.device("cpu"))
+    angle, translate, scale, shear = batch["angle"], batch["translate"], batch["scale"], batch["shear"]
+    assert angle.dtype == torch.float32 and float(angle.min()) >= -30 and float(angle.max()) <= 10
+    assert float(scale.min()) >= 0.8 and float(scale.max()) <= 1.2
+    assert float(shear[:, 0].min()) >= -5 and float(shear[:, 0].max()) <= 15
+    assert float(shear[:, 1].min()) >= -25 and float(shear[:, 1].max()) <= -20
+    assert torch.equal(translate, translate.round())
+    assert float(translate[:, 0].abs().max()) <= 8 and float(translate[:, 1].abs().max()) <= 15
+    # spread: the draws cover their ranges (not a constant column)
+    assert float(angle.max() - angle.min()) > 35 and float(shear[:, 1].max() - shear[:, 1].min()) > 4
