@@ -4,10 +4,10 @@ modes and batches; tiny images (scalar tails), non-finite coefficients, and thre
 ASan + UBSan by tests/run_sanitized.py.
 
 Parity: uint8 within 1 level with < 1% of the values off by one, counted over all the cases of a test (a tiny
-image has too few values for a per-case fraction). Bilinear interior pixels are blended in fixed point (off by one
-on a fraction of a percent of them, measured by test_fixed_point_off_by_one_fraction); edge pixels, nearest and the
-float positions keep torchvision's float32 arithmetic. Fills stay in [0, 255]: outside it torchvision's uint8 cast
-wraps where jitvision clamps (a documented difference)."""
+image has too few values for a per-case fraction). The default bilinear blend keeps torchvision's float32
+arithmetic; mode 2 (``_warp.FIXED_POINT_BLEND``) blends interior pixels in fixed point (off by one on a
+fraction of a percent of them, measured by test_fixed_point_off_by_one_fraction). Fills stay in [0, 255]:
+outside it torchvision's uint8 cast wraps where jitvision clamps (a documented difference)."""
 
 import math
 import random
@@ -18,6 +18,7 @@ import torchvision.transforms.v2.functional as tv_functional
 
 import jitvision.transforms.functional as F
 from jitvision import _native
+from jitvision.transforms.functional._geometry import _warp
 from jitvision.transforms.functional._geometry._warp import sample_grid
 
 pytestmark = pytest.mark.skipif(not _native.WARP_GRID, reason="needs the native library with warp_grid_u8")
@@ -158,7 +159,7 @@ def _photographs():
     return [torch.as_tensor(image).permute(2, 0, 1).contiguous() for image in images]
 
 
-def test_fixed_point_off_by_one_fraction():
+def test_fixed_point_off_by_one_fraction(monkeypatch):
     """The fixed-point interior blend against torchvision's float path, on the bench photographs and on random
     noise (the worst case: large steps between neighbours), random angles/affines, fill 0 and None: every value
     within one level and under 1% of them off by one, on each kind of image separately."""
@@ -167,6 +168,7 @@ def test_fixed_point_off_by_one_fraction():
     noise = [torch.randint(0, 256, (3, rng.randint(60, 200), rng.randint(60, 200)), generator=generator,
                            dtype=torch.uint8) for _ in range(3)]
     photos = [p[:, :256, :256] for p in _photographs()]  # corners of the photographs keep the test quick
+    monkeypatch.setattr(_warp, "FIXED_POINT_BLEND", True)
     for images in (photos, noise):
         count = _OffByOne()
         for image in images:
@@ -204,8 +206,30 @@ def test_scalar_tail_matches_simd(projective):
         if not projective:
             wide_c[0, 2] += 1.5 * c[0, 0]
             wide_c[0, 5] += 1.5 * c[0, 3]
-        for mode in (0, 1):
+        for mode in (0, 1, 2):
             for fill in (None, [17.0]):
                 narrow = torch.ops.jitvision_native.warp_u8(image, c, 30, 13, projective, mode, 1, fill)
                 wide = torch.ops.jitvision_native.warp_u8(image, wide_c, 30, 16, projective, mode, 1, fill)
                 assert torch.equal(narrow, wide[..., :13]), f"{mode} {fill} {c.tolist()}"
+
+
+@pytest.mark.parametrize("fixed", [False, True])
+def test_fixed_point_switch_runs_every_path(monkeypatch, counter, fixed):
+    """Both blends through the functionals (affine, perspective, elastic: warp_u8 and warp_grid_u8), against
+    torchvision, with fills; the fixed blend must actually differ from the float one somewhere on noise."""
+    monkeypatch.setattr(_warp, "FIXED_POINT_BLEND", fixed)
+    generator = torch.Generator().manual_seed(11)
+    image = torch.randint(0, 256, (3, 97, 131), dtype=torch.uint8, generator=generator)
+    bilinear = tv_functional.InterpolationMode.BILINEAR
+    for fill in (None, [0.0], [10.0, 20.0, 30.0]):
+        ours = F.affine(image, 17.0, [3, -2], 1.1, [6.0, 2.0], "bilinear", fill)
+        counter.check(ours, tv_functional.affine(image, 17.0, [3, -2], 1.1, [6.0, 2.0], bilinear, fill), "affine")
+        start = [[0, 0], [130, 0], [130, 96], [0, 96]]
+        end = [[4, 2], [125, 5], [128, 90], [3, 93]]
+        ours = F.perspective(image, start, end, "bilinear", fill)
+        counter.check(ours, tv_functional.perspective(image, start, end, bilinear, fill), "perspective")
+        displacement = torch.randn(1, 97, 131, 2, generator=generator) * 0.05
+        ours = F.elastic(image, displacement, "bilinear", fill)
+        counter.check(ours, tv_functional.elastic(image, displacement, bilinear, fill), "elastic")
+    if fixed:
+        assert counter.off > 0, "the fixed blend gave torchvision's bits everywhere: does mode 2 reach the kernel?"

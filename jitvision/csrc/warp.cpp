@@ -292,7 +292,7 @@ void plan_row(RowPlan& r, const Positions& p, int64_t oy, int64_t H, int64_t W, 
 
 // One plane's output row from the plan (bilinear). fill: nullptr or the plane's fill value.
 inline void bilinear_pixel(const RowPlan& r, int64_t i, const uint8_t* in, uint8_t* out, int64_t H, int64_t W,
-                           const float* fill, uint8_t fill_u8) {
+                           const float* fill, uint8_t fill_u8, bool fixed) {
   const uint8_t c = r.cls[i];
   if (c == kOutside) {
     out[i] = fill != nullptr ? fill_u8 : 0;
@@ -300,10 +300,15 @@ inline void bilinear_pixel(const RowPlan& r, int64_t i, const uint8_t* in, uint8
   }
   float nw = r.nw[i], ne = r.ne[i], sw = r.sw[i], se = r.se[i];
   float v;
-  if (c == kInterior) {
+  if (c == kInterior && fixed) {
     const uint8_t* q = in + r.off[i];
     out[i] = fixed_blend(q[0], q[1], q[W], q[W + 1], r.wxq[i], r.wyq[i]);
     return;
+  }
+  if (c == kInterior) {
+    const uint8_t* q = in + r.off[i];
+    v = static_cast<float>(q[0]) * nw + static_cast<float>(q[1]) * ne + static_cast<float>(q[W]) * sw +
+        static_cast<float>(q[W + 1]) * se;
   } else {
     const int64_t x0 = r.x0[i], y0 = r.y0[i];
     const bool x0_in = x0 >= 0 && x0 < W, x1_in = x0 + 1 >= 0 && x0 + 1 < W;
@@ -325,8 +330,8 @@ inline void bilinear_pixel(const RowPlan& r, int64_t i, const uint8_t* in, uint8
 }
 
 void bilinear_row_scalar(const RowPlan& r, int64_t from, int64_t OW, const uint8_t* in, uint8_t* out, int64_t H,
-                         int64_t W, const float* fill, uint8_t fill_u8) {
-  for (int64_t i = from; i < OW; ++i) bilinear_pixel(r, i, in, out, H, W, fill, fill_u8);
+                         int64_t W, const float* fill, uint8_t fill_u8, bool fixed) {
+  for (int64_t i = from; i < OW; ++i) bilinear_pixel(r, i, in, out, H, W, fill, fill_u8, fixed);
 }
 
 #ifdef JV_X86
@@ -340,10 +345,15 @@ struct PlaneSet {
   const float* fill[kPlanes];  // nullptr: no fill
   uint8_t fill_u8[kPlanes];
   int n;
+  bool fixed;  // mode 2: the fixed-point interior blend
 };
 
 JV_AVX2 void bilinear_row_avx2(const RowPlan& r, int64_t OW, const PlaneSet& ps, int64_t H, int64_t W) {
-  const bool has_fill = ps.fill[0] != nullptr;
+  const bool has_fill = ps.fill[0] != nullptr, fixed = ps.fixed;
+  const __m256i lo = _mm256_set1_epi32(0xff);
+  const __m256 zero = _mm256_setzero_ps(), top = _mm256_set1_ps(255.f);
+  __m256 vf[kPlanes];
+  for (int k = 0; k < ps.n; ++k) vf[k] = _mm256_set1_ps(has_fill ? *ps.fill[k] : 0.f);
   const __m256i widen = _mm256_setr_epi8(0, -1, 1, -1, 4, -1, 5, -1, 8, -1, 9, -1, 12, -1, 13, -1,  //
                                          0, -1, 1, -1, 4, -1, 5, -1, 8, -1, 9, -1, 12, -1, 13, -1);
   const __m256i r64 = _mm256_set1_epi32(64), rhalf = _mm256_set1_epi32((1 << 20) - 1), ione = _mm256_set1_epi32(1);
@@ -355,12 +365,36 @@ JV_AVX2 void bilinear_row_avx2(const RowPlan& r, int64_t OW, const PlaneSet& ps,
     }
     if (!r.group_interior[i / 8]) {
       for (int k = 0; k < ps.n; ++k) {
-        for (int64_t j = i; j < i + 8; ++j) bilinear_pixel(r, j, ps.in[k], ps.out[k], H, W, ps.fill[k], ps.fill_u8[k]);
+        for (int64_t j = i; j < i + 8; ++j) {
+          bilinear_pixel(r, j, ps.in[k], ps.out[k], H, W, ps.fill[k], ps.fill_u8[k], fixed);
+        }
+      }
+      continue;
+    }
+    const __m256i off = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r.off.data() + i));
+    if (!fixed) {  // torchvision's float32 blend
+      const __m256 nw = _mm256_loadu_ps(r.nw.data() + i), ne = _mm256_loadu_ps(r.ne.data() + i);
+      const __m256 sw = _mm256_loadu_ps(r.sw.data() + i), se = _mm256_loadu_ps(r.se.data() + i);
+      const __m256 mask = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(nw, ne), sw), se);
+      for (int k = 0; k < ps.n; ++k) {
+        const __m256i a = _mm256_i32gather_epi32(reinterpret_cast<const int*>(ps.in[k]), off, 1);
+        const __m256i b = _mm256_i32gather_epi32(reinterpret_cast<const int*>(ps.in[k] + W), off, 1);
+        const __m256 p00 = _mm256_cvtepi32_ps(_mm256_and_si256(a, lo));
+        const __m256 p01 = _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(a, 8), lo));
+        const __m256 p10 = _mm256_cvtepi32_ps(_mm256_and_si256(b, lo));
+        const __m256 p11 = _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(b, 8), lo));
+        __m256 v = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(p00, nw), _mm256_mul_ps(p01, ne)),
+                                               _mm256_mul_ps(p10, sw)),
+                                 _mm256_mul_ps(p11, se));
+        if (has_fill) v = _mm256_add_ps(_mm256_mul_ps(_mm256_sub_ps(v, vf[k]), mask), vf[k]);
+        v = _mm256_min_ps(_mm256_max_ps(v, zero), top);  // NaN -> 0 (max_ps's second operand)
+        const __m256i q = _mm256_cvtps_epi32(v);         // round half to even
+        const __m128i w16 = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(ps.out[k] + i), _mm_packus_epi16(w16, w16));
       }
       continue;
     }
     // fixed_blend, 8 pixels: the two bytes of a tap row widened to 16-bit pairs, blended by pmaddwd.
-    const __m256i off = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r.off.data() + i));
     const __m256i wx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r.wxq.data() + i));
     const __m256i wy = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r.wyq.data() + i));
     for (int k = 0; k < ps.n; ++k) {
@@ -377,7 +411,9 @@ JV_AVX2 void bilinear_row_avx2(const RowPlan& r, int64_t OW, const PlaneSet& ps,
       _mm_storel_epi64(reinterpret_cast<__m128i*>(ps.out[k] + i), _mm_packus_epi16(w16, w16));
     }
   }
-  for (int k = 0; k < ps.n; ++k) bilinear_row_scalar(r, i, OW, ps.in[k], ps.out[k], H, W, ps.fill[k], ps.fill_u8[k]);
+  for (int k = 0; k < ps.n; ++k) {
+    bilinear_row_scalar(r, i, OW, ps.in[k], ps.out[k], H, W, ps.fill[k], ps.fill_u8[k], fixed);
+  }
 }
 #endif
 
@@ -398,7 +434,8 @@ std::vector<float> parse_fill(c10::optional<at::ArrayRef<double>> fill, int64_t 
 void check_common(const at::Tensor& image, int64_t mode, int64_t channels) {
   TORCH_CHECK(image.scalar_type() == at::kByte && image.dim() >= 3, "jitvision_native.warp: expected uint8 [..., H, W]");
   TORCH_CHECK(image.device().is_cpu(), "jitvision_native.warp: expected a CPU tensor");
-  TORCH_CHECK(mode == 0 || mode == 1, "jitvision_native.warp: mode must be 0 (nearest) or 1 (bilinear)");
+  TORCH_CHECK(mode == 0 || mode == 1 || mode == 2,
+              "jitvision_native.warp: mode must be 0 (nearest), 1 (bilinear) or 2 (bilinear, fixed-point interior)");
   TORCH_CHECK(channels > 0, "jitvision_native.warp: channels must be positive");
 }
 
@@ -413,7 +450,7 @@ at::Tensor run_warp(const at::Tensor& src, int64_t OH, int64_t OW, int64_t mode,
   if (out.numel() == 0) return out;
   const uint8_t* in = src.data_ptr<uint8_t>();
   uint8_t* dst = out.data_ptr<uint8_t>();
-  const bool nearest = mode == 0;
+  const bool nearest = mode == 0, fixed = mode == 2;
   const bool has_fill = !fills.empty();
   std::vector<uint8_t> fill_u8(static_cast<size_t>(channels), 0);
   for (int64_t c = 0; c < channels && has_fill; ++c) fill_u8[c] = to_u8(fills[c]);
@@ -432,6 +469,7 @@ at::Tensor run_warp(const at::Tensor& src, int64_t OH, int64_t OW, int64_t mode,
         for (int64_t k0 = 0; k0 < K; k0 += kPlanes) {
           PlaneSet ps;
           ps.n = static_cast<int>(std::min<int64_t>(kPlanes, K - k0));
+          ps.fixed = fixed;
           for (int j = 0; j < ps.n; ++j) {
             const int64_t k = k0 + j, c = k % channels;
             ps.in[j] = in + (gi * K + k) * H * W;
@@ -452,7 +490,8 @@ at::Tensor run_warp(const at::Tensor& src, int64_t OH, int64_t OW, int64_t mode,
           nearest_row(plan, OW, plane, orow, has_fill ? fill_u8[c] : 0);
           continue;
         }
-        bilinear_row_scalar(plan, 0, OW, plane, orow, H, W, has_fill ? &fills[c] : nullptr, has_fill ? fill_u8[c] : 0);
+        bilinear_row_scalar(plan, 0, OW, plane, orow, H, W, has_fill ? &fills[c] : nullptr, has_fill ? fill_u8[c] : 0,
+                            fixed);
       }
     }
   });

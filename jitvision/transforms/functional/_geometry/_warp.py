@@ -350,6 +350,21 @@ def sample_grid(
     return out.reshape(out_shape)
 
 
+# The native uint8 bilinear warps' interior blend: False (the default) keeps torchvision's float32 arithmetic, bit for
+# bit (what TorchScript, ONNX and the pure-PyTorch fallback compute with grid_sample, so every mode gives the same
+# pixels); True blends interior pixels in fixed point (csrc/warp.cpp fixed_blend: ~10-15% faster kernel, within one
+# level of torchvision with 0.1-0.2% of the values off by one), and eager/compiled outputs then differ from
+# TorchScript/ONNX outputs by those values. Read at call time (eager and tracing), so it can be set at runtime.
+FIXED_POINT_BLEND = False
+
+
+def _native_mode(mode: str) -> int:
+    """warp_u8's mode argument: 0 nearest, 1 bilinear (float blend), 2 bilinear with the fixed-point interior."""
+    if mode == "nearest":
+        return 0
+    return 2 if FIXED_POINT_BLEND else 1
+
+
 @torch.jit.unused
 def native_applies(image: torch.Tensor, mode: str) -> bool:
     return _native.AVAILABLE and image.dtype == torch.uint8 and image.device.type == "cpu" and mode != "bicubic"
@@ -380,7 +395,7 @@ def native_warp(
     # [B, H, W] has one plane per group whatever its "channel" dimension says).
     period = channels if fill is not None and len(fill) > 1 else 1
     out = torch.ops.jitvision_native.warp_u8(
-        image.unsqueeze(0), coefficients, out_h, out_w, projective, 0 if mode == "nearest" else 1, period, fill
+        image.unsqueeze(0), coefficients, out_h, out_w, projective, _native_mode(mode), period, fill
     )
     return out.reshape(out_shape)
 
@@ -408,7 +423,7 @@ def native_grid_warp(
         return torch.empty(out_shape, dtype=image.dtype, device=image.device)
     period = channels if fill is not None and len(fill) > 1 else 1
     out = torch.ops.jitvision_native.warp_grid_u8(
-        image.unsqueeze(0), grid.float(), 0 if mode == "nearest" else 1, period, fill
+        image.unsqueeze(0), grid.float(), _native_mode(mode), period, fill
     )
     return out.reshape(out_shape)
 
