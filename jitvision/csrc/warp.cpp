@@ -70,7 +70,8 @@ struct Positions {
 // Nearest: off = yn * W + xn or the class kOutside.
 struct RowPlan {
   std::vector<int32_t> off, x0, y0;
-  std::vector<int32_t> wxq, wyq;  // interior pixels: the fixed-point weights (1 - f) | f << 16, f in 1/16384
+  std::vector<int32_t> wxq, wyq;  // mode 2, interior pixels: fixed-point weights (1 - f) | f << 16, f in 1/16384
+  bool fixed = false;             // mode 2: plan wxq / wyq
   std::vector<float> nw, ne, sw, se;
   std::vector<uint8_t> cls;
   std::vector<uint8_t> group_interior;  // per 8 pixels: all interior (bilinear) / all inside (nearest)
@@ -138,8 +139,10 @@ inline void plan_pixel(RowPlan& r, int64_t i, float ix, float iy, int64_t H, int
   const float x0f = std::floor(ix), y0f = std::floor(iy);
   const int64_t x0 = static_cast<int64_t>(x0f), y0 = static_cast<int64_t>(y0f);
   const float wx0 = (x0f + 1.f) - ix, wx1 = ix - x0f, wy0 = (y0f + 1.f) - iy, wy1 = iy - y0f;
-  r.wxq[i] = fixed_pair(wx1);
-  r.wyq[i] = fixed_pair(wy1);
+  if (r.fixed) {
+    r.wxq[i] = fixed_pair(wx1);
+    r.wyq[i] = fixed_pair(wy1);
+  }
   r.nw[i] = wx0 * wy0;
   r.ne[i] = wx1 * wy0;
   r.sw[i] = wx0 * wy1;
@@ -238,14 +241,16 @@ JV_AVX2 int64_t plan_row_avx2(RowPlan& r, const Positions& p, int64_t oy, int64_
     const __m256 x0f = _mm256_floor_ps(ix), y0f = _mm256_floor_ps(iy);
     const __m256 wx0 = _mm256_sub_ps(_mm256_add_ps(x0f, one), ix), wx1 = _mm256_sub_ps(ix, x0f);
     const __m256 wy0 = _mm256_sub_ps(_mm256_add_ps(y0f, one), iy), wy1 = _mm256_sub_ps(iy, y0f);
-    const __m256 vone = _mm256_set1_ps(static_cast<float>(kOne));
-    const __m256i qx = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(wx1, vone), half));
-    const __m256i qy = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(wy1, vone), half));
-    const __m256i ione = _mm256_set1_epi32(kOne);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(r.wxq.data() + ox),
-                        _mm256_or_si256(_mm256_sub_epi32(ione, qx), _mm256_slli_epi32(qx, 16)));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(r.wyq.data() + ox),
-                        _mm256_or_si256(_mm256_sub_epi32(ione, qy), _mm256_slli_epi32(qy, 16)));
+    if (r.fixed) {  // fixed_pair, 8 pixels
+      const __m256 vone = _mm256_set1_ps(static_cast<float>(kOne));
+      const __m256i qx = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(wx1, vone), half));
+      const __m256i qy = _mm256_cvttps_epi32(_mm256_add_ps(_mm256_mul_ps(wy1, vone), half));
+      const __m256i ione = _mm256_set1_epi32(kOne);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(r.wxq.data() + ox),
+                          _mm256_or_si256(_mm256_sub_epi32(ione, qx), _mm256_slli_epi32(qx, 16)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(r.wyq.data() + ox),
+                          _mm256_or_si256(_mm256_sub_epi32(ione, qy), _mm256_slli_epi32(qy, 16)));
+    }
     _mm256_storeu_ps(r.nw.data() + ox, _mm256_mul_ps(wx0, wy0));
     _mm256_storeu_ps(r.ne.data() + ox, _mm256_mul_ps(wx1, wy0));
     _mm256_storeu_ps(r.sw.data() + ox, _mm256_mul_ps(wx0, wy1));
@@ -460,6 +465,7 @@ at::Tensor run_warp(const at::Tensor& src, int64_t OH, int64_t OW, int64_t mode,
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, OW * K));
   at::parallel_for(0, G * OH, grain, [&](int64_t begin, int64_t end) {
     RowPlan plan(OW);
+    plan.fixed = fixed;
     for (int64_t row = begin; row < end; ++row) {
       const int64_t gi = row / OH, oy = row % OH;
       const Positions pos = make_positions(gi);
