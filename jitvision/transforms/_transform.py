@@ -112,8 +112,10 @@ class Transform(nn.Module):
             inpt = inputs[0]
             # The eager fast path for one plain tensor: what nn.Module.__call__ -> forward -> _forward_sample would
             # do, minus their frames and checks (~15 us of a cheap transform's ~30). Same draws, same result.
-            if not torch.compiler.is_compiling() and type(inpt) is torch.Tensor:
-                fast = _plain_fast(type(self))
+            if type(inpt) is torch.Tensor and not torch.compiler.is_compiling():
+                fast = _PLAIN_FAST.get(type(self))
+                if fast is None:
+                    fast = _plain_fast(type(self))
                 if fast and _unhooked(self):
                     if fast & 4:
                         self.check_inputs([inpt])
@@ -282,6 +284,12 @@ class Transform(nn.Module):
         if torch.jit.is_scripting():
             return None
         return self._eager_generator()
+
+    @torch.jit.unused
+    def _fast_rng(self) -> Optional[torch.Generator]:
+        """``_rng()`` for ``_eager_plain`` (eager by contract, so without the scripting and compile checks)."""
+        generator = self.generator
+        return None if generator is None else worker_generator(generator)
 
     @torch.jit.unused
     def _eager_generator(self) -> Optional[torch.Generator]:
