@@ -44,17 +44,20 @@ def _plain_fast(cls: type) -> int:
     """How ``__call__`` may handle one plain tensor of a class that keeps the generic routing (the base
     ``forward``, ``_forward_sample``, ``make_params`` and leaf rule): 1, hand it to the class's ``_eager_plain``;
     2, a deterministic class (no ``_draw``): ``transform(tensor, {})``; 0, the generic path; plus 4 where the class
-    overrides ``check_inputs`` (the base one checks nothing and is not called)."""
+    overrides ``check_inputs`` (the base one checks nothing and is not called). A ``make_params`` marked
+    ``_returns_no_params`` (it returns ``{}`` whatever the sample, e.g. ``_misc._Deterministic``'s) counts as the
+    base one for 2: the generic path then calls ``transform(tensor, {})`` too."""
     fast = _PLAIN_FAST.get(cls)
     if fast is None:
         fast = 0
+        no_params = getattr(cls.make_params, "_returns_no_params", False) is True
         if (
             cls.forward is Transform.forward
             and cls._forward_sample is Transform._forward_sample
-            and cls.make_params is Transform.make_params
+            and (cls.make_params is Transform.make_params or no_params)
             and cls._needs_transform_list is Transform._needs_transform_list
         ):
-            if cls._eager_plain is not Transform._eager_plain:
+            if cls._eager_plain is not Transform._eager_plain and not no_params:
                 fast = 1
             elif cls._draw is Transform._draw:
                 fast = 2
