@@ -11,7 +11,7 @@ from .._random import uniform
 from .._transform import Transform
 from .._utils import setup_size
 from ..functional._dispatch import is_tracing
-from ..functional._geometry._crop import _center_crop_anchor, crop_at
+from ..functional._geometry._crop import crop_at
 from ..functional._geometry._pad import _parse_pad_padding
 from ._pad import PaddingTransform, check_padding
 
@@ -62,10 +62,13 @@ class CenterCrop(Transform):
         if image.ndim < 2 or not _fast_crop_applies(image):
             return None
         crop_height, crop_width = self.size
-        height, width = image.shape[-2:]
-        if crop_height > height or crop_width > width:
+        shape = image.shape
+        room_height, room_width = shape[-2] - crop_height, shape[-1] - crop_width
+        if room_height < 0 or room_width < 0:
             return None
-        top, left = _center_crop_anchor(crop_height, crop_width, height, width)
+        # _center_crop_anchor inline (half the room, rounded half to even): a third of this method's time was calls
+        top = (room_height >> 1) + (room_height & 1) * ((room_height >> 1) & 1)
+        left = (room_width >> 1) + (room_width & 1) * ((room_width >> 1) & 1)
         return _CROP_COPY(image, top, left, crop_height, crop_width)
 
     def extra_repr(self) -> str:
@@ -148,8 +151,9 @@ class RandomCrop(PaddingTransform):
             return None
         if self.padding is None and _fast_crop_applies(image):  # the common case, the native draw and copy
             size = self.size
-            height, width = image.shape[-2:]
-            if size[0] <= height and size[1] <= width and (size[0] != height or size[1] != width):
+            shape = image.shape
+            room_height, room_width = shape[-2] - size[0], shape[-1] - size[1]
+            if room_height >= 0 and room_width >= 0 and (room_height or room_width):
                 return _RANDOM_CROP(image, size, self._fast_rng())
         plan = self._plan(image.shape[-2], image.shape[-1])
         if plan[0] != 0 or plan[1] != 0 or plan[2] != 0 or plan[3] != 0:
