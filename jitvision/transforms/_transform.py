@@ -218,7 +218,8 @@ class Transform(nn.Module):
         on one plain tensor outside torch.compile/jit.trace and without module hooks calls ``check_inputs`` and
         then this method directly, skipping ``nn.Module.__call__`` (hooks, when present, take the generic route).
         A native op that draws and applies in one call (``jitvision_native::random_*``, on ``self._rng()``) fits
-        here too."""
+        here too; ``self._fast_rng()`` is the same generator without ``_rng``'s scripting/compile checks (this method
+        only runs eagerly), and the op's ``OpOverload._op`` skips ``OpOverload.__call__``'s frame."""
         return None
 
     @torch.jit.unused
