@@ -119,7 +119,7 @@ class Pad(PaddingTransform):
         super().__init__(fill, padding_mode, generator=generator)
         self._padding = check_padding(padding, type(self).__name__)
         self.padding = padding if isinstance(padding, int) else list(padding)
-        self._plain_pad: Optional[tuple] = None  # _eager_plain's cached plan (Python only)
+        self._plain_pad = None  # _eager_plain's cached plan (Python only; ignored by TorchScript)
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return self._pad(inpt, self._padding)
