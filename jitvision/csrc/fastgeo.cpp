@@ -7,11 +7,14 @@
 // - crop_copy(image, top, left, height, width): image[..., top:top+height, left:left+width] as a new contiguous
 //   tensor (in-bounds windows only; the caller checks);
 // - random_crop(image, size, generator): RandomCrop's eager draw (csrc of `_crop.py` RandomCrop._eager_plain):
-//   two float64 uniforms from at::rand on `generator` (the same call as `torch.rand(2, dtype=float64,
-//   generator=...)`, so the same numbers for a seed), the offset min(floor(u * (room + 1)), room), then the crop;
+//   two float64 uniforms drawn as torch.rand(2, dtype=float64, generator=...) draws them (torch.rand's serial CPU
+//   kernel: the generator's lock, at::uniform_real_distribution<double>(0, 1) per element in order; the same numbers
+//   for a seed, without creating the tensor: ~1.5 us of a ~10 us call), the offset min(floor(u * (room + 1)), room),
+//   then the crop;
 // - vertical_flip(image): image.flip(-2), contiguous;
 // - random_flip(image, p, dim, generator): RandomHorizontalFlip/RandomVerticalFlip's eager draw and effect: the
-//   coin is one float32 at::rand on `generator` compared with p rounded to float32 (what `torch.rand([]) < p` does
+//   coin is one float32 uniform on `generator` (color_draw.h: torch.rand's draw without the tensor) compared with p
+//   rounded to float32 (what `torch.rand([]) < p` does
 //   in RandomApplyTransform), then [the flipped image] (vertical_flip above, else at::flip), or [] when the coin
 //   says no (the caller then returns its input: an op must not return an alias of it). Eager only: the list's
 //   length depends on the draw, so it has no fake implementation; traced graphs use flip_if (resize.cpp).
@@ -25,8 +28,22 @@
 #include <ATen/ATen.h>
 #include <torch/library.h>
 
+#include "color_draw.h"
+
 namespace jitvision_native {
 namespace {
+
+// Two float64 uniforms as torch.rand(2, dtype=float64, generator=generator) draws them (see the header comment).
+void uniform_doubles2(const std::optional<at::Generator>& generator, double* out) {
+  at::CPUGeneratorImpl* gen =
+      at::get_generator_or_default<at::CPUGeneratorImpl>(generator, at::detail::getDefaultCPUGenerator());
+  std::lock_guard<std::mutex> lock(gen->mutex_);
+  at::uniform_real_distribution<double> uniform(0.0, 1.0);
+  for (int i = 0; i < 2; ++i) {
+    const double value = uniform(gen);
+    out[i] = value == 1.0 ? 0.0 : value;
+  }
+}
 
 void check_plain(const at::Tensor& image, const char* op) {
   TORCH_CHECK_VALUE(image.dim() >= 2, "jitvision_native.", op, ": expected a tensor [..., H, W], got ",
@@ -74,8 +91,8 @@ at::Tensor random_crop(const at::Tensor& image, at::IntArrayRef size, std::optio
   const int64_t room_h = image.size(-2) - size[0], room_w = image.size(-1) - size[1];
   TORCH_CHECK_VALUE(room_h >= 0 && room_w >= 0, "jitvision_native.random_crop: the crop ", size,
                     " is larger than the input ", image.sizes());
-  const at::Tensor u = at::rand({2}, generator, at::TensorOptions().dtype(at::kDouble));
-  const double* v = u.const_data_ptr<double>();
+  double v[2];
+  uniform_doubles2(generator, v);
   const auto top = std::min(static_cast<int64_t>(std::floor(v[0] * static_cast<double>(room_h + 1))), room_h);
   const auto left = std::min(static_cast<int64_t>(std::floor(v[1] * static_cast<double>(room_w + 1))), room_w);
   return copy_window(image, top, left, size[0], size[1]);
@@ -106,8 +123,9 @@ std::vector<at::Tensor> random_flip(const at::Tensor& image, double p, int64_t d
   TORCH_CHECK_VALUE(image.dim() >= 2 && (dim == -1 || dim == -2),
                     "jitvision_native.random_flip: expected a tensor [..., H, W] and dim -1 or -2, got ",
                     image.sizes(), " and ", dim);
-  const at::Tensor coin = at::rand({}, generator, at::TensorOptions().dtype(at::kFloat));
-  if (!(*coin.const_data_ptr<float>() < static_cast<float>(p))) return {};
+  float coin;
+  uniform_floats(generator, &coin, 1);
+  if (!(coin < static_cast<float>(p))) return {};
   if (dim == -2 && image.is_contiguous()) return {vertical_flip(image)};
   return {at::flip(image, {dim})};
 }

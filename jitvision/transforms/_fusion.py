@@ -6,8 +6,8 @@ Recognised prefixes (on a uint8 CPU image: a plain tensor or an ``Image``, ``[..
 - ``Resize`` [, ``CenterCrop``] [, ``ToDtype(torch.float32, scale=True)`` [, ``Normalize``]]
 
 with bilinear interpolation and ``antialias=True``. After an augmentation policy (AutoAugment, RandAugment,
-TrivialAugmentWide, AugMix: uint8 in, uint8 out, which ends the native prefix), a following
-``ToDtype(torch.float32, scale=True)`` [+ ``Normalize``] runs as one native pass too
+TrivialAugmentWide, AugMix: uint8 in, uint8 out, which ends the native prefix), and at the start of a Compose, a
+following ``ToDtype(torch.float32, scale=True)`` [+ ``Normalize``] runs as one native pass too
 (``jitvision_native::to_float_u8``, same arithmetic as the prefix's float tail; eager and torch.compile, not
 export). The random crop and flip are drawn inside the native op
 (``jitvision_native::random_resized_crop``) with the transforms' generators and their arithmetic, in the unfused
@@ -82,14 +82,20 @@ def _to_float_op() -> Any:
 
 def run_float_tail(transforms: Sequence[Any], i: int, sample: Any) -> Optional[Tuple[Any, int]]:
     """``(output, next index)`` when ``transforms[i:]`` starts with ToDtype(float32, scale=True) [+ Normalize] right
-    after an augmentation policy, on a uint8 CPU image: one native pass. Else None (nothing done)."""
-    if i == 0 or type(transforms[i]) is not ToDtype or not _fusable_input(sample) or is_exporting():
+    after an augmentation policy, or at the start of the Compose, on a uint8 CPU image: one native pass. Else None
+    (nothing done). At the start: under torch.compile inductor's code for the uint8 -> float conversion (8 bytes a
+    step through partial loads, then a division) took ~3x the eager passes; as one native node it runs at eager
+    speed, and eagerly one pass replaces ToDtype's and Normalize's."""
+    if type(transforms[i]) is not ToDtype or not _fusable_input(sample) or is_exporting():
         return None
-    from ._auto_augment import _AutoAugmentBase  # here: the policies import much of the package
-
     op = _to_float_op()
-    if op is None or not isinstance(transforms[i - 1], _AutoAugmentBase):
+    if op is None:
         return None
+    if i > 0:
+        from ._auto_augment import _AutoAugmentBase  # here: the policies import much of the package
+
+        if not isinstance(transforms[i - 1], _AutoAugmentBase):
+            return None
     tail = _float_tail(transforms, i, sample.shape[-3])
     if tail is None or not tail[0]:
         return None

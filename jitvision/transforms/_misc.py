@@ -20,6 +20,9 @@ class _Deterministic(Transform):
     def make_params(self, flat_inputs: List[Any]) -> Dict[str, Any]:
         return {}
 
+    # Transform.__call__'s eager fast path may call transform(tensor, {}) directly (see _transform._plain_fast).
+    make_params._returns_no_params = True
+
 
 class Identity(_Deterministic):
     """Return the input unchanged."""

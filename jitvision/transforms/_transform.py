@@ -44,17 +44,20 @@ def _plain_fast(cls: type) -> int:
     """How ``__call__`` may handle one plain tensor of a class that keeps the generic routing (the base
     ``forward``, ``_forward_sample``, ``make_params`` and leaf rule): 1, hand it to the class's ``_eager_plain``;
     2, a deterministic class (no ``_draw``): ``transform(tensor, {})``; 0, the generic path; plus 4 where the class
-    overrides ``check_inputs`` (the base one checks nothing and is not called)."""
+    overrides ``check_inputs`` (the base one checks nothing and is not called). A ``make_params`` marked
+    ``_returns_no_params`` (it returns ``{}`` whatever the sample, e.g. ``_misc._Deterministic``'s) counts as the
+    base one for 2: the generic path then calls ``transform(tensor, {})`` too."""
     fast = _PLAIN_FAST.get(cls)
     if fast is None:
         fast = 0
+        no_params = getattr(cls.make_params, "_returns_no_params", False) is True
         if (
             cls.forward is Transform.forward
             and cls._forward_sample is Transform._forward_sample
-            and cls.make_params is Transform.make_params
+            and (cls.make_params is Transform.make_params or no_params)
             and cls._needs_transform_list is Transform._needs_transform_list
         ):
-            if cls._eager_plain is not Transform._eager_plain:
+            if cls._eager_plain is not Transform._eager_plain and not no_params:
                 fast = 1
             elif cls._draw is Transform._draw:
                 fast = 2
@@ -112,8 +115,10 @@ class Transform(nn.Module):
             inpt = inputs[0]
             # The eager fast path for one plain tensor: what nn.Module.__call__ -> forward -> _forward_sample would
             # do, minus their frames and checks (~15 us of a cheap transform's ~30). Same draws, same result.
-            if not torch.compiler.is_compiling() and type(inpt) is torch.Tensor:
-                fast = _plain_fast(type(self))
+            if type(inpt) is torch.Tensor and not torch.compiler.is_compiling():
+                fast = _PLAIN_FAST.get(type(self))
+                if fast is None:
+                    fast = _plain_fast(type(self))
                 if fast and _unhooked(self):
                     if fast & 4:
                         self.check_inputs([inpt])
@@ -213,7 +218,8 @@ class Transform(nn.Module):
         on one plain tensor outside torch.compile/jit.trace and without module hooks calls ``check_inputs`` and
         then this method directly, skipping ``nn.Module.__call__`` (hooks, when present, take the generic route).
         A native op that draws and applies in one call (``jitvision_native::random_*``, on ``self._rng()``) fits
-        here too."""
+        here too; ``self._fast_rng()`` is the same generator without ``_rng``'s scripting/compile checks (this method
+        only runs eagerly), and the op's ``OpOverload._op`` skips ``OpOverload.__call__``'s frame."""
         return None
 
     @torch.jit.unused
@@ -282,6 +288,12 @@ class Transform(nn.Module):
         if torch.jit.is_scripting():
             return None
         return self._eager_generator()
+
+    @torch.jit.unused
+    def _fast_rng(self) -> Optional[torch.Generator]:
+        """``_rng()`` for ``_eager_plain`` (eager by contract, so without the scripting and compile checks)."""
+        generator = self.generator
+        return None if generator is None else worker_generator(generator)
 
     @torch.jit.unused
     def _eager_generator(self) -> Optional[torch.Generator]:

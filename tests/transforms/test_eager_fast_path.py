@@ -28,6 +28,11 @@ CASES = [
     lambda: T.Pad([1, 2, 3, 4]),
     lambda: T.Pad(3, fill=7, padding_mode="constant"),
     lambda: T.Pad(2, padding_mode="reflect"),
+    lambda: T.Pad([1, 2], fill=[4]),
+    lambda: T.Pad(1, fill=[1, 2, 3]),  # per-channel fill: the generic path
+    lambda: T.Pad(2, fill=2.5),
+    lambda: T.Pad(2, fill={torch.Tensor: 9, "others": 1}),
+    lambda: T.Pad([0, 3], fill=None),
     lambda: T.RandomResizedCrop((17, 23)),
     lambda: T.RandomResizedCrop(20, antialias=False),  # not the native op: the generic path
     lambda: T.RandomErasing(0.7),
@@ -119,3 +124,17 @@ def test_fast_path_skipped_with_hooks_and_under_jit_trace():
     handle.remove()
     traced = torch.jit.trace(T.Pad(2), image)
     assert torch.equal(traced(image), torch.nn.functional.pad(image, [2, 2, 2, 2]))
+
+
+def test_pad_fast_path_follows_a_changed_configuration():
+    # Pad's fast path works out the padding and fill once: a changed padding or padding mode is honoured.
+    image = torch.randint(0, 256, (3, 12, 15), dtype=torch.uint8)
+    pad = T.Pad(2, fill=3)
+    assert torch.equal(pad(image), torch.nn.functional.pad(image, [2, 2, 2, 2], value=3))
+    pad.padding_mode = "edge"
+    assert torch.equal(pad(image), pad.transform(image, {}))
+    pad.padding_mode = "constant"
+    pad._padding[0] = 4
+    assert torch.equal(pad(image), torch.nn.functional.pad(image, [4, 4, 4, 4], value=3))
+    with pytest.raises(ValueError, match="^pad: fill"):
+        T.Pad(1, fill=300)(image)

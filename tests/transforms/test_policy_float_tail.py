@@ -102,3 +102,28 @@ def test_compiled_pipeline_is_one_graph_and_random():
     assert counter.frame_count == 1
     assert all(out.dtype == torch.float32 and out.shape == (3, 24, 24) for out in outputs)
     assert len({tuple(out.flatten().tolist()) for out in outputs}) >= 2
+
+
+@pytest.mark.parametrize("normalize", [False, True])
+def test_tail_at_the_start_of_a_compose(normalize):
+    # ToDtype(float32, scale=True) [+ Normalize] opening a Compose is the native pass too: the values of the two
+    # steps (and of torchvision's), in eager and as one graph under compile.
+    steps = [T.ToDtype(torch.float32, scale=True)] + ([T.Normalize(MEAN, STD)] if normalize else [])
+    theirs = tv_transforms.Compose(
+        [tv_transforms.ToDtype(torch.float32, scale=True)] + ([tv_transforms.Normalize(MEAN, STD)] if normalize else [])
+    )
+    compose = T.Compose(steps)
+    compiled, counter = compile_counted(compose)
+    for _ in range(3):
+        image = torch.randint(0, 256, _shape(3), dtype=torch.uint8)
+        expected = image
+        for step in steps:
+            expected = step(expected)
+        got = compose(image)
+        assert_matches_oracle(got, expected, float_atol=1e-5)
+        assert_matches_oracle(got, theirs(image), float_atol=1e-5)
+        assert_matches_oracle(compiled(image), got, float_atol=1e-6)
+        wrapped = compose(tv_tensors.Image(image))
+        assert type(wrapped) is tv_tensors.Image
+        assert_matches_oracle(wrapped.as_subclass(torch.Tensor), got, float_atol=0)
+    assert counter.frame_count >= 1

@@ -5,10 +5,12 @@ from typing import Any, Callable, List, Optional
 import PIL.Image
 import torch
 
+from ... import _native
 from ...tv_tensors import wrap
 from .._transform import RandomApplyTransform
-from ..functional._color import _native_u8
 from ..functional._dispatch import unwrap
+
+_RANDOM_POINT = torch.ops.jitvision_native.random_point_u8.default._op if _native.AVAILABLE else None
 
 # Channel permutations are drawn as 16 uniform keys per sample (before the channel count is known, as ``_draw`` only
 # sees the size); the permutation of C channels is the argsort of the first C keys (at most 16 channels).
@@ -47,6 +49,7 @@ def native_point_coin(
     """``RandomApplyTransform._eager_coin_and_apply`` for a uint8 point op (``_native_u8.INVERT``, ``SOLARIZE``,
     ``POSTERIZE`` with its ``arg``): on a uint8 CPU image, the coin and the op in one native call (the same draw on
     the same generator as the generic path); otherwise None (the coin drawn in Python)."""
-    if image.ndim >= 2 and _native_u8.applies(image):
-        return _native_u8.random_point(image, transform.p, op, arg, transform._rng())
+    if _native.AVAILABLE and image.dtype == torch.uint8 and image.is_cpu and image.ndim >= 2:
+        # _native_u8.random_point's op, called through its C++ entry point (eager: no OpOverload frame)
+        return _RANDOM_POINT(image, transform.p, op, arg, transform._fast_rng())
     return None

@@ -11,9 +11,20 @@ from .._random import uniform
 from .._transform import Transform
 from .._utils import setup_size
 from ..functional._dispatch import is_tracing
-from ..functional._geometry._crop import _center_crop_anchor, crop_at
+from ..functional._geometry._crop import crop_at
 from ..functional._geometry._pad import _parse_pad_padding
 from ._pad import PaddingTransform, check_padding
+
+# The native ops' C++ entry points (``OpOverload._op``): the eager fast path calls them directly, skipping
+# ``OpOverload.__call__``'s Python frame (~0.5 us of a ~10 us call); None without the native geometry ops.
+_CROP_COPY = torch.ops.jitvision_native.crop_copy.default._op if _native.GEOMETRY else None
+_RANDOM_CROP = torch.ops.jitvision_native.random_crop.default._op if _native.GEOMETRY else None
+
+
+@torch.jit.unused
+def _fast_crop_applies(image: torch.Tensor) -> bool:
+    """``_row_copy_applies`` for ``_eager_plain`` (the caller has checked ``ndim >= 2``)."""
+    return _native.GEOMETRY and image.is_cpu and not image.requires_grad and image.is_contiguous()
 
 
 @torch.jit.unused
@@ -48,14 +59,17 @@ class CenterCrop(Transform):
     @torch.jit.unused
     def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
         # A crop inside a contiguous CPU image: one native row copy (a contiguous tensor, not a view).
-        if not _row_copy_applies(image):
+        if image.ndim < 2 or not _fast_crop_applies(image):
             return None
-        crop_height, crop_width = self.size[0], self.size[1]
-        height, width = image.shape[-2], image.shape[-1]
-        if crop_height > height or crop_width > width:
+        crop_height, crop_width = self.size
+        shape = image.shape
+        room_height, room_width = shape[-2] - crop_height, shape[-1] - crop_width
+        if room_height < 0 or room_width < 0:
             return None
-        top, left = _center_crop_anchor(crop_height, crop_width, height, width)
-        return torch.ops.jitvision_native.crop_copy.default(image, top, left, crop_height, crop_width)
+        # _center_crop_anchor inline (half the room, rounded half to even): a third of this method's time was calls
+        top = (room_height >> 1) + (room_height & 1) * ((room_height >> 1) & 1)
+        left = (room_width >> 1) + (room_width & 1) * ((room_width >> 1) & 1)
+        return _CROP_COPY(image, top, left, crop_height, crop_width)
 
     def extra_repr(self) -> str:
         return f"size={self.size}"
@@ -135,6 +149,12 @@ class RandomCrop(PaddingTransform):
         # _draw_eager's draw, then the slice itself: no offset tensor built and read back, no dispatch.
         if image.ndim < 2:
             return None
+        if self.padding is None and _fast_crop_applies(image):  # the common case, the native draw and copy
+            size = self.size
+            shape = image.shape
+            room_height, room_width = shape[-2] - size[0], shape[-1] - size[1]
+            if room_height >= 0 and room_width >= 0 and (room_height or room_width):
+                return _RANDOM_CROP(image, size, self._fast_rng())
         plan = self._plan(image.shape[-2], image.shape[-1])
         if plan[0] != 0 or plan[1] != 0 or plan[2] != 0 or plan[3] != 0:
             return None

@@ -36,12 +36,16 @@ def _flip_where(apply: torch.Tensor, inpt: torch.Tensor, horizontal: bool) -> to
     return where_rows(apply, _flip(inpt, horizontal), inpt)
 
 
+# The op's C++ entry point (``OpOverload._op``): the eager fast path skips ``OpOverload.__call__``'s frame.
+_RANDOM_FLIP = torch.ops.jitvision_native.random_flip.default._op if _native.GEOMETRY else None
+
+
 @torch.jit.unused
 def _native_random_flip(transform: RandomApplyTransform, image: torch.Tensor, dim: int) -> Optional[List[torch.Tensor]]:
     """The coin and the flip of one plain CPU tensor in one native call (``jitvision_native::random_flip``)."""
-    if not (_native.GEOMETRY and image.is_cpu and not image.requires_grad and image.ndim >= 2):
+    if not _native.GEOMETRY or not image.is_cpu or image.requires_grad or image.ndim < 2:
         return None
-    return torch.ops.jitvision_native.random_flip.default(image, transform.p, dim, transform._rng())
+    return _RANDOM_FLIP(image, transform.p, dim, transform._fast_rng())
 
 
 class RandomHorizontalFlip(RandomApplyTransform):

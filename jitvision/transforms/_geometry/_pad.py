@@ -5,11 +5,13 @@ from typing import Any, Dict, List, Optional, Union
 
 import torch
 
+from ... import _native
 from ...tv_tensors import Image, kind_of
 from .. import functional as F
 from .._transform import Transform
 from ..functional._geometry._pad import (
     _PADDING_MODES,
+    _ROW_PAD_DTYPES,
     _check_fill_fits,
     _native_pad,
     _native_pad_applies,
@@ -18,6 +20,9 @@ from ..functional._geometry._pad import (
 )
 
 FillValue = Optional[Union[int, float, List[float]]]
+
+# The native row-copy pad's C++ entry point (``OpOverload._op``): Pad's eager fast path skips ``OpOverload.__call__``.
+_CONSTANT_PAD = torch.ops.jitvision_native.constant_pad.default._op if _native.AVAILABLE else None
 
 
 @torch.jit.unused
@@ -101,7 +106,7 @@ class Pad(PaddingTransform):
     bottom]) with ``fill`` (constant mode) or by edge/reflect/symmetric extension."""
 
     _functional = staticmethod(F.pad)
-    __jit_ignored_attributes__ = PaddingTransform.__jit_ignored_attributes__ + ["padding"]
+    __jit_ignored_attributes__ = PaddingTransform.__jit_ignored_attributes__ + ["padding", "_plain_pad"]
 
     def __init__(
         self,
@@ -114,6 +119,7 @@ class Pad(PaddingTransform):
         super().__init__(fill, padding_mode, generator=generator)
         self._padding = check_padding(padding, type(self).__name__)
         self.padding = padding if isinstance(padding, int) else list(padding)
+        self._plain_pad = None  # _eager_plain's cached plan (Python only; ignored by TorchScript)
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return self._pad(inpt, self._padding)
@@ -121,7 +127,50 @@ class Pad(PaddingTransform):
     @torch.jit.unused
     def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
         # A constant pad by non-negative amounts of a contiguous CPU image: the native row-copy pad directly,
-        # without the functional's layers (the same op and checks pad_image reaches).
+        # without the functional's layers (the same op and checks pad_image reaches). What depends only on the
+        # configuration (torch's padding order, the plain tensors' fill, whether it fits uint8) is worked out once
+        # and reused while ``_padding`` and ``padding_mode`` keep their values and ``_fills`` stays the same dict.
+        plan = self._plain_pad
+        if plan is None or plan[0] != self._padding or plan[1] is not self._fills or plan[2] != self.padding_mode:
+            plan = self._plain_pad = self._plan_plain_pad()
+        torch_padding = plan[3]
+        if (
+            torch_padding is not None
+            and image.ndim >= 3
+            and image.is_cpu
+            and not image.requires_grad
+            and image.is_contiguous()
+            and _native.GEOMETRY
+            and image.numel() > 0
+        ):
+            if image.dtype == torch.uint8 and plan[5]:
+                return _CONSTANT_PAD(image, torch_padding, plan[4])
+            if image.dtype in _ROW_PAD_DTYPES:
+                _check_fill_fits(plan[4], image.dtype)
+                return _CONSTANT_PAD(image, torch_padding, plan[4])
+        return self._eager_plain_checked(image)
+
+    @torch.jit.unused
+    def _plan_plain_pad(self) -> tuple:
+        """(``_padding``, ``_fills``, ``padding_mode``, torch's [left, right, top, bottom] or None where the fast path
+        does not apply, the op's fill value, whether it fits uint8)."""
+        torch_padding: Optional[List[int]] = None
+        value: Union[int, float] = 0
+        fill = self._fills.get(torch.Tensor, self._fills.get("others"))  # fill_for(self._fills, plain tensor)
+        if isinstance(fill, list):
+            fill = fill[0] if len(fill) == 1 else "many"
+        if self.padding_mode == "constant" and fill != "many":
+            padding = _parse_pad_padding(self._padding)
+            fill = 0.0 if fill is None else float(fill)
+            if min(padding) >= 0:
+                torch_padding = padding
+                value = int(fill) if fill.is_integer() else fill  # _native_pad's conversion
+        fits_u8 = isinstance(value, int) and 0 <= value <= 255
+        return (list(self._padding), self._fills, self.padding_mode, torch_padding, value, fits_u8)
+
+    @torch.jit.unused
+    def _eager_plain_checked(self, image: torch.Tensor) -> Optional[torch.Tensor]:
+        """The fast path with every check per call (images the cached plan does not cover)."""
         if self.padding_mode != "constant" or image.ndim < 3:
             return None
         fill = fill_for(self._fills, image)
