@@ -25,6 +25,10 @@
 
 #include <jpeglib.h>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <torch/library.h>
@@ -101,23 +105,105 @@ static void dest_term(j_compress_ptr cinfo) {
 
 }  // extern "C"
 
-// Interleave rows [y, y + n) of the three planes into codec->rows.
-__attribute__((target_clones("avx2", "default"))) void interleave3(const uint8_t* r, const uint8_t* g,
-                                                                   const uint8_t* b, uint8_t* out, int64_t count) {
-  for (int64_t x = 0; x < count; ++x) {
+// RGB planes <-> interleaved RGB rows. SSSE3 byte shuffles, 16 pixels (48 bytes) a step, where the CPU has them
+// (checked at run time: the library stays plain x86-64); the scalar loops do the rest and the other CPUs.
+void interleave3_scalar(const uint8_t* __restrict__ r, const uint8_t* __restrict__ g, const uint8_t* __restrict__ b,
+                        uint8_t* __restrict__ out, int64_t begin, int64_t count) {
+  for (int64_t x = begin; x < count; ++x) {
     out[3 * x] = r[x];
     out[3 * x + 1] = g[x];
     out[3 * x + 2] = b[x];
   }
 }
 
-__attribute__((target_clones("avx2", "default"))) void deinterleave3(const uint8_t* in, uint8_t* r, uint8_t* g,
-                                                                     uint8_t* b, int64_t count) {
-  for (int64_t x = 0; x < count; ++x) {
+void deinterleave3_scalar(const uint8_t* __restrict__ in, uint8_t* __restrict__ r, uint8_t* __restrict__ g,
+                          uint8_t* __restrict__ b, int64_t begin, int64_t count) {
+  for (int64_t x = begin; x < count; ++x) {
     r[x] = in[3 * x];
     g[x] = in[3 * x + 1];
     b[x] = in[3 * x + 2];
   }
+}
+
+#if defined(__x86_64__)
+// Shuffle masks: byte i of the result takes byte mask[i] of the source (-1: zero).
+// Planes from 48 interleaved bytes (a0 | a1 | a2): plane c, part k takes bytes 3j + c that fall in a_k.
+alignas(16) static const int8_t kSplit[3][3][16] = {
+    {{0, 3, 6, 9, 12, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+     {-1, -1, -1, -1, -1, -1, 2, 5, 8, 11, 14, -1, -1, -1, -1, -1},
+     {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, 4, 7, 10, 13}},
+    {{1, 4, 7, 10, 13, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+     {-1, -1, -1, -1, -1, 0, 3, 6, 9, 12, 15, -1, -1, -1, -1, -1},
+     {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, 5, 8, 11, 14}},
+    {{2, 5, 8, 11, 14, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+     {-1, -1, -1, -1, -1, 1, 4, 7, 10, 13, -1, -1, -1, -1, -1, -1},
+     {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 3, 6, 9, 12, 15}},
+};
+// Interleaved part k (bytes 16k..16k+15) from plane c: byte i is plane[(16k + i) / 3] where (16k + i) % 3 == c.
+alignas(16) static const int8_t kMerge[3][3][16] = {
+    {{0, -1, -1, 1, -1, -1, 2, -1, -1, 3, -1, -1, 4, -1, -1, 5},
+     {-1, 0, -1, -1, 1, -1, -1, 2, -1, -1, 3, -1, -1, 4, -1, -1},
+     {-1, -1, 0, -1, -1, 1, -1, -1, 2, -1, -1, 3, -1, -1, 4, -1}},
+    {{-1, -1, 6, -1, -1, 7, -1, -1, 8, -1, -1, 9, -1, -1, 10, -1},
+     {5, -1, -1, 6, -1, -1, 7, -1, -1, 8, -1, -1, 9, -1, -1, 10},
+     {-1, 5, -1, -1, 6, -1, -1, 7, -1, -1, 8, -1, -1, 9, -1, -1}},
+    {{-1, 11, -1, -1, 12, -1, -1, 13, -1, -1, 14, -1, -1, 15, -1, -1},
+     {-1, -1, 11, -1, -1, 12, -1, -1, 13, -1, -1, 14, -1, -1, 15, -1},
+     {10, -1, -1, 11, -1, -1, 12, -1, -1, 13, -1, -1, 14, -1, -1, 15}},
+};
+
+__attribute__((target("ssse3"))) void deinterleave3_ssse3(const uint8_t* in, uint8_t* r, uint8_t* g, uint8_t* b,
+                                                           int64_t count) {
+  uint8_t* planes[3] = {r, g, b};
+  int64_t x = 0;
+  for (; x + 16 <= count; x += 16) {
+    __m128i a[3];
+    for (int k = 0; k < 3; ++k) a[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + 3 * x + 16 * k));
+    for (int c = 0; c < 3; ++c) {
+      __m128i v = _mm_shuffle_epi8(a[0], _mm_load_si128(reinterpret_cast<const __m128i*>(kSplit[c][0])));
+      v = _mm_or_si128(v, _mm_shuffle_epi8(a[1], _mm_load_si128(reinterpret_cast<const __m128i*>(kSplit[c][1]))));
+      v = _mm_or_si128(v, _mm_shuffle_epi8(a[2], _mm_load_si128(reinterpret_cast<const __m128i*>(kSplit[c][2]))));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(planes[c] + x), v);
+    }
+  }
+  deinterleave3_scalar(in, r, g, b, x, count);
+}
+
+__attribute__((target("ssse3"))) void interleave3_ssse3(const uint8_t* r, const uint8_t* g, const uint8_t* b,
+                                                         uint8_t* out, int64_t count) {
+  int64_t x = 0;
+  for (; x + 16 <= count; x += 16) {
+    const __m128i p[3] = {_mm_loadu_si128(reinterpret_cast<const __m128i*>(r + x)),
+                          _mm_loadu_si128(reinterpret_cast<const __m128i*>(g + x)),
+                          _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + x))};
+    for (int k = 0; k < 3; ++k) {
+      __m128i v = _mm_shuffle_epi8(p[0], _mm_load_si128(reinterpret_cast<const __m128i*>(kMerge[k][0])));
+      v = _mm_or_si128(v, _mm_shuffle_epi8(p[1], _mm_load_si128(reinterpret_cast<const __m128i*>(kMerge[k][1]))));
+      v = _mm_or_si128(v, _mm_shuffle_epi8(p[2], _mm_load_si128(reinterpret_cast<const __m128i*>(kMerge[k][2]))));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 3 * x + 16 * k), v);
+    }
+  }
+  interleave3_scalar(r, g, b, out, x, count);
+}
+
+bool has_ssse3() {
+  static const bool value = __builtin_cpu_supports("ssse3");
+  return value;
+}
+#endif
+
+void interleave3(const uint8_t* r, const uint8_t* g, const uint8_t* b, uint8_t* out, int64_t count) {
+#if defined(__x86_64__)
+  if (has_ssse3()) return interleave3_ssse3(r, g, b, out, count);
+#endif
+  interleave3_scalar(r, g, b, out, 0, count);
+}
+
+void deinterleave3(const uint8_t* in, uint8_t* r, uint8_t* g, uint8_t* b, int64_t count) {
+#if defined(__x86_64__)
+  if (has_ssse3()) return deinterleave3_ssse3(in, r, g, b, count);
+#endif
+  deinterleave3_scalar(in, r, g, b, 0, count);
 }
 
 // Create the compress and decompress structs. False (with codec->error.message) if libjpeg failed.
