@@ -61,6 +61,15 @@ def test_op_matches_torchvision(seed):
             _close(out.as_subclass(torch.Tensor), _tv(to_torchvision(inpt), quality).as_subclass(torch.Tensor))
 
 
+def test_output_larger_than_the_first_buffer():
+    # uniform noise at quality 100 compresses to more than the buffer the op starts with (a quarter of the raw
+    # size + 4 KiB): the destination grows by realloc while libjpeg writes
+    noise = torch.randint(0, 256, (2, 3, 150, 170), dtype=torch.uint8, generator=torch.Generator().manual_seed(11))
+    out = _op(noise, torch.tensor([100, 97]))
+    for m, quality in enumerate((100, 97)):
+        _close(out[m], _tv(noise[m], quality))
+
+
 def test_batches_with_per_sample_quality():
     gen = torch.Generator().manual_seed(3)
     for channels in (1, 3):
