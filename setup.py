@@ -14,18 +14,62 @@ package. ``pip install .`` with build isolation gets torch from ``[build-system]
 Flags: -O3 and -ffp-contract=off (no -march, no -ffast-math: the kernels must stay bit-exact and run on any x86-64,
 and a fused multiply-add is written out where torch fuses one); the hot loops carry GCC target_clones or check the
 CPU's features at run time.
+JPEG (``csrc/jpeg.cpp``, the op ``jitvision_native::jpeg_u8``) needs libjpeg's header and library (Debian/Ubuntu:
+``libjpeg-dev`` / ``libjpeg62-turbo-dev``; libjpeg-turbo is what torchvision and OpenCV use). The build checks with a
+one-line test program (compiled and linked with ``-ljpeg`` by the C++ compiler; ``JITVISION_JPEG=0`` skips it); when
+that fails, jpeg.cpp is left out, the library is built without the op, the build says so once, and
+``jitvision._native.JPEG`` is False at run time (``jpeg`` then uses OpenCV's or Pillow's codec, and a Python
+operator under tracing, which a C++ program cannot run). With it, the library links ``libjpeg.so.62`` (a C++
+program that loads the library needs it installed too).
 JITVISION_SANITIZE=1 builds the sanitizer variant (ASan + UBSan, aborting on the first report) that `make
 sanitize` builds into build/sanitize and runs the native tests against; never install it.
 """
 
 import glob
 import os
+import shutil
+import subprocess
+import tempfile
 
 from setuptools import setup
 
 _SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g"]
 LIBRARY = "jitvision.lib.libjitvision_native"
 VERSION_SUFFIX = ".torch_version"
+
+
+_JPEG_SOURCE = "jitvision/csrc/jpeg.cpp"
+_JPEG_PROBE = """#include <cstdio>
+#include <jpeglib.h>
+int main() { jpeg_compress_struct c; jpeg_error_mgr e; c.err = jpeg_std_error(&e); jpeg_create_compress(&c);
+  jpeg_destroy_compress(&c); return 0; }
+"""
+
+
+def _libjpeg_found() -> bool:
+    """Whether the C++ compiler finds jpeglib.h and links -ljpeg (a one-file test program); says so once if not."""
+    if os.environ.get("JITVISION_JPEG") == "0":
+        print("jitvision: JITVISION_JPEG=0: building the native library without JPEG (csrc/jpeg.cpp)")
+        return False
+    compiler = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
+    reason = "no C++ compiler found" if compiler is None else None
+    if compiler is not None:
+        with tempfile.TemporaryDirectory() as tmp:
+            probe = os.path.join(tmp, "probe.cpp")
+            with open(probe, "w") as f:
+                f.write(_JPEG_PROBE)
+            run = subprocess.run(
+                [*compiler.split(), probe, "-o", os.path.join(tmp, "probe"), "-ljpeg"], capture_output=True, text=True
+            )
+            if run.returncode != 0:
+                reason = (run.stderr.strip().splitlines() or ["the test program did not build"])[0]
+    if reason is not None:
+        print(
+            f"jitvision: libjpeg not found ({reason}): building the native library without JPEG (install "
+            "libjpeg-dev / libjpeg62-turbo-dev for jitvision_native::jpeg_u8; jpeg then uses OpenCV or Pillow)"
+        )
+        return False
+    return True
 
 
 def _extensions():
@@ -36,6 +80,9 @@ def _extensions():
         return [], {}
     sanitize = os.environ.get("JITVISION_SANITIZE") == "1"
     sources = sorted(glob.glob("jitvision/csrc/*.cpp"))
+    jpeg = _JPEG_SOURCE in sources and _libjpeg_found()
+    if not jpeg:
+        sources = [source for source in sources if source != _JPEG_SOURCE]
     ext = CppExtension(
         LIBRARY,
         sources,
@@ -48,7 +95,7 @@ def _extensions():
         optional=True,
     )
     # CppExtension links libtorch_python, which needs Python's symbols: this library must not.
-    ext.libraries = [lib for lib in ext.libraries if lib != "torch_python"]
+    ext.libraries = [lib for lib in ext.libraries if lib != "torch_python"] + (["jpeg"] if jpeg else [])
 
     # ninja (when installed) compiles the sources in parallel and recompiles only what changed: a one-file change
     # rebuilds in ~25 s instead of ~3 min on 2 cores. Without it setuptools compiles every source, one by one.

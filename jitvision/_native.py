@@ -357,3 +357,17 @@ if GEOMETRY:
     @torch.library.register_fake("jitvision_native::vertical_flip")
     def _vertical_flip_fake(image):
         return torch.empty_like(image, memory_format=torch.contiguous_format)
+
+
+# ---- JPEG (csrc/jpeg.cpp, built only where setup.py found libjpeg) -----------------------------------------------
+# jpeg_u8(images, quality): uint8 [..., 1 or 3, H, W] JPEG-encoded and decoded with libjpeg at torchvision's
+# settings; quality an integer tensor of one value or one per block of consecutive images of the flattened batch.
+# False when the library was built without libjpeg: `jpeg` then keeps OpenCV/Pillow and its Python operator.
+JPEG = AVAILABLE and hasattr(torch.ops.jitvision_native, "jpeg_u8")
+__all__ += ["JPEG"]
+
+if JPEG:
+
+    @torch.library.register_fake("jitvision_native::jpeg_u8")
+    def _jpeg_u8_fake(images, quality):
+        return torch.empty_like(images, memory_format=torch.contiguous_format)

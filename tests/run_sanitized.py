@@ -27,6 +27,7 @@ TESTS = [
     "tests/test_native_warp.py",
     "tests/test_native_filters.py",
     "tests/test_native_fastgeo.py",
+    "tests/test_native_jpeg.py",
 ]
 
 

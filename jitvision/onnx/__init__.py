@@ -34,6 +34,8 @@ _HINTS = {
     "aten.randint.generator": "a random transform was built with generator=...: build it without generator= to "
     "export it",
     "jitvision.jpeg.default": "JPEG (the transform) encodes and decodes with libjpeg, which ONNX has no op for",
+    "jitvision_native.jpeg_u8.default": "JPEG (the transform) encodes and decodes with libjpeg, which ONNX has no op "
+    "for",
 }
 _NO_FUNCTION = re.compile(r"No ONNX function found for <OpOverload\(op='([^']+)', overload='([^']+)'\)>")
 

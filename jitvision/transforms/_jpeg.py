@@ -1,10 +1,11 @@
 """JPEG."""
 
-from typing import Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 import torch
 
-from ..tv_tensors import wrap
+from .. import _native
+from ..tv_tensors import Image, Video, wrap
 from . import functional as F
 from ._random import uniform
 from ._transform import Transform
@@ -12,12 +13,19 @@ from .functional._dispatch import is_pure_tensor, is_tracing, unwrap
 from .functional._jpeg import jpeg_with_tensor_quality
 
 
+@torch.jit.unused
+def _native_takes(inpt: Any) -> bool:
+    """Whether the native op takes ``inpt`` with the drawn quality tensor as it is (no int() and tensor rebuild)."""
+    return _native.JPEG and (is_pure_tensor(inpt) or isinstance(inpt, (Image, Video)))
+
+
 class JPEG(Transform):
     """JPEG-compress and decompress images and videos (uint8, 1 or 3 channels) at ``quality`` (an int in
     1..100, or (min, max): an integer drawn uniformly, both ends included, per call or per sample on batches).
 
-    The quality is an int64 tensor; compiled, the codec is one graph node (``jitvision::jpeg``) that reads it, so
-    the draw stays live. See ``functional.jpeg`` for what runs in each mode (TorchScript needs Python)."""
+    The quality is an int64 tensor; compiled or exported, the codec is one graph node (``jitvision_native::jpeg_u8``,
+    or the Python ``jitvision::jpeg`` where the library was built without libjpeg) that reads it, so the draw stays
+    live. See ``functional.jpeg`` for what runs in each mode."""
 
     _functional = staticmethod(F.jpeg)
 
@@ -50,8 +58,8 @@ class JPEG(Transform):
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         quality = params["quality"]
-        if not is_tracing() and not torch.jit.is_scripting():
-            return F.jpeg(inpt, int(quality))  # eager: torchvision's path (PIL images included)
+        if not is_tracing() and not torch.jit.is_scripting() and not _native_takes(inpt):
+            return F.jpeg(inpt, int(quality))  # eager without the native op: torchvision's path (PIL images too)
         return self.transform_batch(inpt, params)
 
     def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:

@@ -58,3 +58,22 @@ def test_setup_builds_the_library_from_a_fresh_checkout(tmp_path):
     )
     loaded = subprocess.run([sys.executable, "-c", check, str(library)], capture_output=True, text=True, timeout=300)
     assert loaded.returncode == 0 and "torch.Size([1, 4, 5])" in loaded.stdout, loaded.stderr[-2000:]
+
+
+def test_setup_builds_jpeg_only_where_libjpeg_is_found(monkeypatch, capsys):
+    # setup.py's probe (a test program including jpeglib.h, linked with -ljpeg): here libjpeg is installed; a
+    # compiler that cannot build it, or JITVISION_JPEG=0, leaves csrc/jpeg.cpp out and says so once
+    source = (ROOT / "setup.py").read_text()
+    namespace = {}
+    exec(compile(source[: source.index("ext_modules, cmdclass = _extensions()")], "setup.py", "exec"), namespace)
+    probe = namespace["_libjpeg_found"]
+    monkeypatch.delenv("JITVISION_JPEG", raising=False)
+    monkeypatch.delenv("CXX", raising=False)
+    assert probe() is True and capsys.readouterr().out == ""
+    monkeypatch.setenv("CXX", "g++ -include /nonexistent/jitvision-missing.h")
+    assert probe() is False
+    said = capsys.readouterr().out
+    assert said.count("\n") == 1 and "libjpeg not found" in said and "without JPEG" in said
+    monkeypatch.delenv("CXX")
+    monkeypatch.setenv("JITVISION_JPEG", "0")
+    assert probe() is False and "without JPEG" in capsys.readouterr().out

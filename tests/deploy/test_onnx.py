@@ -13,6 +13,7 @@ import torchvision.transforms.v2 as TV
 
 import jitvision.onnx as jonnx
 import jitvision.transforms as T
+from jitvision import _native
 from jitvision.bench import MEAN, STD, compose
 from jitvision.onnx import _translations
 
@@ -205,7 +206,7 @@ def test_fused_draw_distribution(height, width, scale, ratio):
 @pytest.mark.parametrize(
     "transform, names",
     [
-        (T.JPEG(50), ["jitvision.jpeg", "JPEG"]),
+        (T.JPEG(50), ["jitvision_native.jpeg_u8" if _native.JPEG else "jitvision.jpeg", "JPEG", "libjpeg"]),
         (T.RandomRotation(30), ["warp_u8"]),
         (T.Compose([lambda x: torch.from_numpy(x.numpy() + 1)]), ["torch.export could not trace", ".numpy()"]),
     ],

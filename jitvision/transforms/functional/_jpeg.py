@@ -1,17 +1,17 @@
-"""jpeg: JPEG compression and decompression of uint8 images, with OpenCV's codec when ``cv2`` can be imported,
-else Pillow's.
+"""jpeg: JPEG compression and decompression of uint8 images ``[..., 1 or 3, H, W]`` (CPU), ``quality`` 1..100.
 
-torchvision encodes and decodes with ``torchvision.io`` (libjpeg-turbo); Pillow's and OpenCV's codecs with their
-defaults (4:2:0 chroma subsampling, the standard quantisation tables scaled by ``quality``) give the same pixels
-back on the images we compared (the tests compare both). OpenCV's is ~1.5x faster than Pillow's here.
-Images are ``[..., 1 or 3, H, W]`` uint8 on the CPU; ``quality`` is 1..100.
+With the native library built against libjpeg (``_native.JPEG``, see setup.py) every mode runs the C++ operator
+``jitvision_native::jpeg_u8(Tensor images, Tensor quality)`` (csrc/jpeg.cpp): libjpeg(-turbo) with torchvision's
+``encode_jpeg``/``decode_jpeg`` settings (4:2:0 chroma subsampling, the integer DCT, baseline tables scaled by
+``quality``, grayscale for one channel), read from and written to the CHW planes a block of rows at a time. In
+eager mode it is called directly; under torch.compile and torch.export it is one graph node whose quality is a
+tensor (so ``JPEG((lo, hi))`` stays random, per call or per sample of a batch); a scripted ``jpeg`` calls it too,
+so a scripted or exported JPEG runs in a C++ program that loaded the native library (no Python).
 
-Where it runs: in eager mode the kernel calls the codec directly. Under torch.compile and torch.export it is ONE
-graph node, the operator ``jitvision::jpeg(Tensor images, Tensor quality)`` (a Python implementation with a fake
-one that returns the input's shape), so the quality may be a tensor drawn per call (``JPEG((lo, hi))`` stays
-random) or per sample of a batch. TorchScript cannot run a Python codec itself: a scripted ``jpeg`` calls the
-same operator, which works in a Python process that imported jitvision (the operator is registered there) and
-not in a C++ runtime without Python.
+Without it (a build with no libjpeg): OpenCV's codec when ``cv2`` imports, else Pillow's, in eager mode; under
+tracing and scripting the Python operator ``jitvision::jpeg`` (a Python implementation with a fake one), which
+works in a Python process that imported jitvision and not in a C++ runtime. Pillow's and OpenCV's codecs with
+their defaults give torchvision's pixels back on the images we compared (the tests compare them).
 """
 
 import io
@@ -21,6 +21,7 @@ import numpy as np
 import PIL.Image
 import torch
 
+from ... import _native
 from ...tv_tensors import Image, Video
 from ._dispatch import call_custom_op, get_kernel, is_pure_tensor, is_tracing, register_kernel
 
@@ -122,10 +123,18 @@ def _jpeg_fake(images: torch.Tensor, quality: torch.Tensor) -> torch.Tensor:
 
 
 def jpeg_with_tensor_quality(image: torch.Tensor, quality: torch.Tensor) -> torch.Tensor:
-    """The codec with the quality as an int64 tensor: ``[]``, or ``[R]`` for one quality per leading row (a
-    batch). Eager: the codec directly; traced and scripted: the ``jitvision::jpeg`` operator."""
+    """The codec with the quality as an integer tensor: ``[]``, or ``[R]`` for one quality per block of
+    consecutive images of the flattened batch (a batch's rows). Eager: the codec directly; traced and scripted:
+    one operator (the native one when the library has it, else the Python ``jitvision::jpeg``)."""
     if torch.jit.is_scripting():
+        if _native.JPEG:
+            return torch.ops.jitvision_native.jpeg_u8(image, quality)
         return torch.ops.jitvision.jpeg(image, quality)
+    if _native.JPEG:
+        if not is_tracing():
+            return torch.ops.jitvision_native.jpeg_u8(image, quality)
+        _check_image(image)
+        return call_custom_op(torch.ops.jitvision_native.jpeg_u8.default, image, quality)
     if not is_tracing():
         return _jpeg_rows(image, [int(q) for q in quality.reshape(-1).tolist()])
     _check_image(image)
@@ -136,8 +145,10 @@ def jpeg_with_tensor_quality(image: torch.Tensor, quality: torch.Tensor) -> torc
 def jpeg_image(image: torch.Tensor, quality: int) -> torch.Tensor:
     _check_quality(quality)
     if torch.jit.is_scripting():
-        return torch.ops.jitvision.jpeg(image, torch.tensor(quality))
+        return jpeg_with_tensor_quality(image, torch.tensor(quality, dtype=torch.int64))
     if not is_tracing():
+        if _native.JPEG:
+            return torch.ops.jitvision_native.jpeg_u8(image, torch.tensor(quality, dtype=torch.int64))
         return _jpeg_rows(image, [quality])
     return jpeg_with_tensor_quality(image, torch.tensor(quality, dtype=torch.int64, device=image.device))
 
