@@ -12,6 +12,8 @@ from typing import Any, Callable, Dict, Optional, Tuple, Union
 import PIL.Image
 import torch
 
+from jitvision import _native
+
 # Every kind a case can ask for. The default kinds leave out PIL (only the PIL converters take it) and the plain
 # tensors of boxes [N, 4] (XYXY) and keypoints [N, 2] (only the box and keypoint helpers take them).
 # ``RotatedBoxes`` are XYWHR boxes (some reaching past the canvas) and ``detection-rotated`` a detection sample
@@ -117,8 +119,12 @@ def _classification_pipeline(T: ModuleType) -> Dict[str, Any]:
 _FLOAT_KINDS = ("float", "Image", "Video")
 _IMAGE_KINDS = ("float", "uint8", "Image", "Video")
 _JPEG_SCRIPT = (
-    "the codec is Pillow (Python): one graph node jitvision::jpeg under compile/export; TorchScript calls that "
-    "operator, which runs in a Python process that imported jitvision and not in a C++ runtime"
+    "libjpeg in the native library: one graph node jitvision_native::jpeg_u8 under compile/export, and TorchScript "
+    "calls it too, so a C++ runtime that loads the library runs it"
+    if _native.JPEG
+    else "the codec is OpenCV's or Pillow's (Python; the native library was built without libjpeg): one graph node "
+    "jitvision::jpeg under compile/export; TorchScript calls that operator, which runs in a Python process that "
+    "imported jitvision and not in a C++ runtime"
 )
 
 
