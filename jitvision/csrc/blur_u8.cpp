@@ -55,7 +55,9 @@ std::vector<double> weights_f64(int64_t k, double sigma) {
 
 struct FixedWeights {
   std::vector<int16_t> vertical;    // [cy + 1]: pair weights in Q16 for j < cy, then the centre's in Q15
-  std::vector<int32_t> horizontal;  // [kx + 1]: Q15 taps, a zero after the last (the odd tap's partner)
+  std::vector<int32_t> horizontal;  // [kx + 1]: Q(shift - 7) taps, a zero after the last (the odd tap's partner)
+  bool vertical_identity = false;   // every pair weight rounds to 0: the Q7 row is p << 7 (no product)
+  int shift = 22;                   // the horizontal sums are in Q(shift): Q7 row x Q15 taps, or Q14 taps
 };
 
 FixedWeights fixed_weights(int64_t kx, double sx, int64_t ky, double sy) {
@@ -68,7 +70,9 @@ FixedWeights fixed_weights(int64_t kx, double sx, int64_t ky, double sy) {
     f.vertical.push_back(static_cast<int16_t>(q));
     sum += q;
   }
-  // 2 * sum / 2^16 + centre / 2^15 == 1; a centre of exactly 1 (no pair weight left) is kept at 1 - 2^-15
+  // 2 * sum / 2^16 + centre / 2^15 == 1; a centre of exactly 1 (ky == 1, or a tiny sigma) does not fit in Q15
+  // and is taken exactly instead (vertical_identity)
+  f.vertical_identity = sum == 0;
   f.vertical.push_back(static_cast<int16_t>(std::min<int64_t>(32768 - sum, 32767)));
   f.horizontal.assign(static_cast<size_t>(kx + 1), 0);
   sum = 0;
@@ -77,7 +81,12 @@ FixedWeights fixed_weights(int64_t kx, double sx, int64_t ky, double sy) {
     f.horizontal[i] = f.horizontal[kx - 1 - i] = static_cast<int32_t>(q);
     sum += 2 * q;
   }
-  f.horizontal[cx] = static_cast<int32_t>(std::min<int64_t>(32768 - sum, 32767));
+  if (sum == 0) {  // a centre of exactly 1 does not fit vpmaddwd's int16 taps in Q15: Q14 (exact)
+    f.horizontal[cx] = 16384;
+    f.shift = 21;
+  } else {
+    f.horizontal[cx] = static_cast<int32_t>(32768 - sum);
+  }
   return f;
 }
 
@@ -104,16 +113,12 @@ void vpass_scalar(const int16_t* const* rows, const int16_t* wy, int64_t ky, int
   }
 }
 
-inline uint8_t finish(int32_t acc) {
-  const int32_t v = (acc + (1 << 21)) >> 22;
-  return static_cast<uint8_t>(std::clamp(v, 0, 255));
-}
-
-void hpass_scalar(const int16_t* src, const int32_t* wx, int64_t kx, int64_t x0, int64_t W, uint8_t* dst) {
+void hpass_scalar(const int16_t* src, const int32_t* wx, int64_t kx, int shift, int64_t x0, int64_t W,
+                  uint8_t* dst) {
   for (int64_t x = x0; x < W; ++x) {
-    int32_t acc = 0;
+    int32_t acc = 1 << (shift - 1);
     for (int64_t i = 0; i < kx; ++i) acc += wx[i] * src[x + i];
-    dst[x] = finish(acc);
+    dst[x] = static_cast<uint8_t>(std::clamp(acc >> shift, 0, 255));
   }
 }
 
@@ -160,8 +165,8 @@ JV_BU8_AVX2 int64_t vpass_avx2(const int16_t* const* rows, const int16_t* wy, in
 }
 
 // 16 outputs from the padded Q7 row src (reads up to src[x + kx + 15]: the buffer carries 16 spare zeros).
-JV_BU8_AVX2 inline __m256i hpass16(const int16_t* src, const __m256i* pairs, int64_t npairs, int64_t x) {
-  __m256i even = _mm256_set1_epi32(1 << 21), odd = even;  // the rounding half, added first
+JV_BU8_AVX2 inline __m256i hpass16(const int16_t* src, const __m256i* pairs, int64_t npairs, int shift, int64_t x) {
+  __m256i even = _mm256_set1_epi32(1 << (shift - 1)), odd = even;  // the rounding half, added first
   for (int64_t p = 0; p < npairs; ++p) {
     const int16_t* s = src + x + 2 * p;
     even = _mm256_add_epi32(even, _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)),
@@ -169,12 +174,13 @@ JV_BU8_AVX2 inline __m256i hpass16(const int16_t* src, const __m256i* pairs, int
     odd = _mm256_add_epi32(odd, _mm256_madd_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 1)),
                                                   pairs[p]));
   }
-  // lane m of even: output x + 2m in its low word (0..255: the sums are positive and at most 255.5 * 2^22);
-  // odd >> 6 puts output x + 2m + 1 in the high word: one blend gives the int16 outputs x .. x + 15 in order
-  return _mm256_blend_epi16(_mm256_srai_epi32(even, 22), _mm256_srli_epi32(odd, 6), 0xAA);
+  // lane m of even: output x + 2m in its low word (0..255: the sums are positive and at most 255.5 * 2^shift);
+  // odd >> (shift - 16) puts output x + 2m + 1 in the high word: one blend gives the outputs x .. x + 15 in order
+  return _mm256_blend_epi16(_mm256_srai_epi32(even, shift), _mm256_srli_epi32(odd, shift - 16), 0xAA);
 }
 
-JV_BU8_AVX2 int64_t hpass_avx2(const int16_t* src, const int32_t* wx, int64_t kx, int64_t W, uint8_t* dst) {
+JV_BU8_AVX2 int64_t hpass_avx2(const int16_t* src, const int32_t* wx, int64_t kx, int shift, int64_t W,
+                               uint8_t* dst) {
   const int64_t npairs = (kx + 1) / 2;
   __m256i pairs[64];  // kx <= 127 here (the caller takes the scalar loop beyond)
   for (int64_t p = 0; p < npairs; ++p) {
@@ -184,7 +190,7 @@ JV_BU8_AVX2 int64_t hpass_avx2(const int16_t* src, const int32_t* wx, int64_t kx
   if (W < 32) return 0;
   for (int64_t x = 0;; x += 32) {
     x = std::min(x, W - 32);
-    const __m256i a = hpass16(src, pairs, npairs, x), b = hpass16(src, pairs, npairs, x + 16);
+    const __m256i a = hpass16(src, pairs, npairs, shift, x), b = hpass16(src, pairs, npairs, shift, x + 16);
     // packus saturates each int16 to [0, 255]: bytes a0-7 b0-7 a8-15 b8-15, then the qwords put in order
     const __m256i bytes = _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xD8);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + x), bytes);
@@ -200,7 +206,7 @@ bool has_avx2() {
 bool has_avx2() { return false; }
 int64_t widen_avx2(const uint8_t*, int16_t*, int64_t) { return 0; }
 int64_t vpass_avx2(const int16_t* const*, const int16_t*, int64_t, int64_t, int16_t*) { return 0; }
-int64_t hpass_avx2(const int16_t*, const int32_t*, int64_t, int64_t, uint8_t*) { return 0; }
+int64_t hpass_avx2(const int16_t*, const int32_t*, int64_t, int, int64_t, uint8_t*) { return 0; }
 #endif
 
 // Rows [begin, end) of the planes stacked as [planes * H, W]. Each source row is widened once into a ring of ky
@@ -232,15 +238,19 @@ void blur_rows_u8(const uint8_t* src, uint8_t* dst, int64_t H, int64_t W, const 
       }
       rows[j] = row;
     }
-    vpass_scalar(rows.data(), f.vertical.data(), ky, simd ? vpass_avx2(rows.data(), f.vertical.data(), ky, W, mid) : 0,
-                 W, mid);
+    if (f.vertical_identity) {
+      for (int64_t x = 0; x < W; ++x) mid[x] = static_cast<int16_t>(2 * rows[py][x]);  // p << 7
+    } else {
+      vpass_scalar(rows.data(), f.vertical.data(), ky,
+                   simd ? vpass_avx2(rows.data(), f.vertical.data(), ky, W, mid) : 0, W, mid);
+    }
     for (int64_t i = 1; i <= px; ++i) {
       mid[-i] = mid[i];
       mid[W - 1 + i] = mid[W - 1 - i];
     }
     uint8_t* out = dst + index * W;
-    const int64_t hx = hsimd ? hpass_avx2(buffer.data(), f.horizontal.data(), kx, W, out) : 0;
-    hpass_scalar(buffer.data(), f.horizontal.data(), kx, hx, W, out);
+    const int64_t hx = hsimd ? hpass_avx2(buffer.data(), f.horizontal.data(), kx, f.shift, W, out) : 0;
+    hpass_scalar(buffer.data(), f.horizontal.data(), kx, f.shift, hx, W, out);
   }
 }
 
