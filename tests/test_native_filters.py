@@ -135,3 +135,25 @@ def test_fixed_point_blur_keeps_constants_and_the_range():
         for value in (0, 1, 127, 254, 255):
             image = torch.full((2, 40, 37), value, dtype=torch.uint8)
             assert torch.equal(op(image, [kx, ky], s, s), image), (kx, ky, sigma, value)
+
+
+def test_tensor_fixed_point_path_is_the_native_filter():
+    # TorchScript (and devices without the op) run functional._blur.blur_u8_fixed_point: the same integers as the
+    # C++ filter, per-row sigmas and identity axes (k = 1, tiny sigma) included, so scripted == eager exactly
+    from jitvision.transforms.functional import _blur
+
+    generator = torch.Generator().manual_seed(3)
+    op = torch.ops.jitvision_native.gaussian_blur.default
+    scripted = torch.jit.script(F.gaussian_blur)
+    for _ in range(10):
+        h, w = torch.randint(3, 60, (2,), generator=generator).tolist()
+        kx = min(2 * int(torch.randint(0, min(w, 16), (), generator=generator)) + 1, 2 * w - 1)
+        ky = min(2 * int(torch.randint(0, min(h, 16), (), generator=generator)) + 1, 2 * h - 1)
+        sigmas = torch.rand(2, generator=generator, dtype=torch.float64) * 5 + 0.05
+        sigmas[0] = 0.05 if kx == 3 else sigmas[0]  # an identity axis now and then
+        image = torch.randint(0, 256, (2, 3, h, w), dtype=torch.uint8, generator=generator)
+        expected = op(image, [kx, ky], sigmas, sigmas.flip(0))
+        assert torch.equal(_blur.blur_u8_fixed_point(image, [kx, ky], sigmas, sigmas.flip(0)), expected)
+        sx, sy = sigmas.tolist()
+        single = op(image[0], [kx, ky], sigmas[0], sigmas[0].clone().fill_(sy))
+        assert torch.equal(scripted(image[0], [kx, ky], [sx, sy]), single)
