@@ -7,9 +7,9 @@
 //
 // gaussian_blur(image [..., H, W] uint8/float32/float64, kernel_size [kx, ky], sigma_x, sigma_y):
 //   torchvision's Gaussian (weights softmax(-(x / sigma)^2) over x evenly spaced in [-(k-1)/(2 sqrt 2), ...],
-//   in float32, or float64 for float64 images), reflect borders, separable: uint8 and float32 through the SIMD
-//   filter below (blur_planes), float64 through the eager Python formulation's ATen calls (see blur_rows). uint8
-//   is rounded half to even (torch.round).
+//   in float32, or float64 for float64 images), reflect borders, separable: uint8 through the fixed-point filter
+//   of blur_u8.cpp (a level off torchvision on ~0.1-0.7% of pixels), float32 through the SIMD filter below
+//   (blur_planes), float64 through the eager Python formulation's ATen calls (see blur_rows).
 //   sigma_x/sigma_y: [] (one blur) or [R] (one per row of the leading dimension, a batch).
 // gaussian_noise(image, mean, sigma, clip): the eager kernel's ATen calls (randn_like on the default generator,
 //   scale, add, clamp; uint8 in int16 units of 255 with truncation), returned contiguous; tagged
@@ -40,20 +40,21 @@
 #include <ATen/Parallel.h>
 #include <torch/library.h>
 
+#include "blur_u8.h"
+
 namespace jitvision_native {
 namespace {
 
-// ---- The separable float32 blur of uint8 and float32 planes --------------------------------------------------
+// ---- The separable float32 blur of float32 planes (uint8 planes: blur_u8.cpp) --------------------------------
 //
-// Per output row: a vertical pass over the ky source rows (reflected at the top and bottom; uint8 rows converted
-// to float32 once each, see blur_plane_rows), vectorised over the width, into a float row buffer whose kx/2 border
-// columns on each side are then filled by reflection; then the horizontal pass over that buffer, rounded half to
-// even (torch.round) and stored as uint8, or stored as float32. The weights are symmetric (w[i] == w[k-1-i]
-// exactly, see gaussian_weights_f32), so each pass sums mirrored pairs first (exactly, for uint8 values) and
-// computes acc = w[c] * x[c], then acc = fma(w[i], x[i] + x[k-1-i], acc) for i = 0 .. c-1 in float32: the
-// AVX2+FMA body and the scalar tail (libm's exact fmaf) give the same bits. torchvision convolves with the kx * ky
-// outer-product kernel in float32: the sums differ in the last bits, which moves a uint8 result across a .5
-// boundary on a few elements in 100,000.
+// Per output row: a vertical pass over the ky source rows (reflected at the top and bottom), vectorised over the
+// width, into a float row buffer whose kx/2 border columns on each side are then filled by reflection; then the
+// horizontal pass over that buffer. The weights are symmetric (w[i] == w[k-1-i] exactly, see
+// gaussian_weights_f32), so each pass sums mirrored pairs first and computes acc = w[c] * x[c], then
+// acc = fma(w[i], x[i] + x[k-1-i], acc) for i = 0 .. c-1 in float32: the AVX2+FMA body and the scalar tail (libm's
+// exact fmaf) give the same bits. torchvision convolves with the kx * ky outer-product kernel in float32: the sums
+// differ in the last bits (~1e-7). (Until the fixed-point filter, uint8 took this path too, converted to float
+// once per row: ~0.8x of OpenCV's cv2.GaussianBlur.)
 
 JV_INLINE int64_t reflect_index(int64_t i, int64_t n) {  // torch's "reflect" (no edge repeat); |overhang| < n
   if (i < 0) return -i;
@@ -61,15 +62,8 @@ JV_INLINE int64_t reflect_index(int64_t i, int64_t n) {  // torch's "reflect" (n
   return i;
 }
 
-JV_INLINE float pair_sum(uint8_t a, uint8_t b) { return static_cast<float>(static_cast<int32_t>(a) + b); }
 JV_INLINE float pair_sum(float a, float b) { return a + b; }
-JV_INLINE float to_float(uint8_t v) { return static_cast<float>(v); }
 JV_INLINE float to_float(float v) { return v; }
-
-JV_INLINE void store_scalar(float v, uint8_t* dst) {
-  v = std::nearbyint(v);  // the default rounding mode: half to even, as torch.round
-  *dst = static_cast<uint8_t>(v >= 0.f ? (v <= 255.f ? v : 255.f) : 0.f);
-}
 JV_INLINE void store_scalar(float v, float* dst) { *dst = v; }
 
 template <typename T>
@@ -93,28 +87,9 @@ void hpass_scalar(const float* src, const float* wx, int64_t kx, int64_t x0, int
 }
 
 #ifdef JV_X86
-// 16 results rounded half to even (the default MXCSR mode, as nearbyint) and saturated to [0, 255] by the packs
-// (a NaN converts to INT_MIN, so to 0, as store_scalar does).
-JV_AVX2 JV_INLINE void store16(__m256 a, __m256 b, uint8_t* dst) {
-  const __m256i words = _mm256_packus_epi32(_mm256_cvtps_epi32(a), _mm256_cvtps_epi32(b));  // a0-3 b0-3 a4-7 b4-7
-  const __m256i ordered = _mm256_permute4x64_epi64(words, 0xD8);                               // a0-7 b0-7
-  const __m128i bytes = _mm_packus_epi16(_mm256_castsi256_si128(ordered), _mm256_extracti128_si256(ordered, 1));
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), bytes);
-}
 JV_AVX2 JV_INLINE void store16(__m256 a, __m256 b, float* dst) {
   _mm256_storeu_ps(dst, a);
   _mm256_storeu_ps(dst + 8, b);
-}
-
-// uint8 -> float32, 16 values a step; returns the first x not done.
-JV_AVX2 int64_t convert_avx2(const uint8_t* src, float* dst, int64_t W) {
-  int64_t x = 0;
-  for (; x + 16 <= W; x += 16) {
-    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + x));
-    _mm256_storeu_ps(dst + x, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(bytes)));
-    _mm256_storeu_ps(dst + x + 8, _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_srli_si128(bytes, 8))));
-  }
-  return x;
 }
 
 // Vertical pass over float rows, 16 pixels a step; returns the first x not done (the scalar loop finishes the row).
@@ -165,53 +140,25 @@ bool has_avx2_fma() {
 }
 #else
 bool has_avx2_fma() { return false; }
-int64_t convert_avx2(const uint8_t*, float*, int64_t) { return 0; }
 int64_t vpass_avx2(const float* const*, const float*, int64_t, int64_t, float*) { return 0; }
 template <typename T>
 int64_t hpass_avx2(const float*, const float*, int64_t, int64_t, T*) { return 0; }
 #endif
 
-// Rows [begin, end) of the planes stacked as [planes * H, W] (src and dst contiguous). uint8 source rows are
-// converted to float once each, into a ring of ky float rows tagged with the source row they hold (the rows of one
-// output row's window span at most ky consecutive source rows, so row r's slot r % ky is never needed twice);
-// float32 rows are read in place. Mirrored pairs are then summed in float, exactly for uint8 values.
+// Rows [begin, end) of the planes stacked as [planes * H, W] (src and dst contiguous), read in place.
 template <typename T>
 void blur_plane_rows(const T* src, T* dst, int64_t H, int64_t W, const std::vector<float>& wx,
                      const std::vector<float>& wy, int64_t begin, int64_t end) {
-  constexpr bool bytes = std::is_same_v<T, uint8_t>;
   const int64_t kx = static_cast<int64_t>(wx.size()), ky = static_cast<int64_t>(wy.size());
   const int64_t px = kx / 2, py = ky / 2;
   std::vector<float> buffer(static_cast<size_t>(W + 2 * px));
   std::vector<const float*> rows(static_cast<size_t>(ky));
-  std::vector<float> ring(bytes ? static_cast<size_t>(ky * W) : 0);
-  std::vector<int64_t> tag(bytes ? static_cast<size_t>(ky) : 0, -1);
-  int64_t ring_plane = -1;
   float* mid = buffer.data() + px;
   const bool avx2 = has_avx2_fma();
   for (int64_t index = begin; index < end; ++index) {
     const int64_t plane = index / H, y = index % H;
     const T* base = src + plane * H * W;
-    if constexpr (bytes) {
-      if (plane != ring_plane) {
-        std::fill(tag.begin(), tag.end(), -1);
-        ring_plane = plane;
-      }
-    }
-    for (int64_t j = 0; j < ky; ++j) {
-      const int64_t r = reflect_index(y - py + j, H);
-      if constexpr (bytes) {
-        const int64_t slot = r % ky;
-        float* row = ring.data() + slot * W;
-        if (tag[slot] != r) {
-          const uint8_t* from = base + r * W;
-          for (int64_t x = avx2 ? convert_avx2(from, row, W) : 0; x < W; ++x) row[x] = static_cast<float>(from[x]);
-          tag[slot] = r;
-        }
-        rows[j] = row;
-      } else {
-        rows[j] = base + r * W;
-      }
-    }
+    for (int64_t j = 0; j < ky; ++j) rows[j] = base + reflect_index(y - py + j, H) * W;
     const int64_t vx = avx2 ? vpass_avx2(rows.data(), wy.data(), ky, W, mid) : 0;
     vpass_scalar<float>(rows.data(), wy.data(), ky, vx, W, mid);
     for (int64_t i = 1; i <= px; ++i) {
@@ -245,7 +192,7 @@ std::vector<float> gaussian_weights_f32(int64_t k, double sigma) {
   return w;
 }
 
-// image: contiguous [R, P, H, W] uint8/float32; sigmas: R pairs. Returns a new contiguous tensor.
+// image: contiguous [R, P, H, W] float32; sigmas: R pairs. Returns a new contiguous tensor.
 template <typename T>
 at::Tensor blur_planes(const at::Tensor& image, int64_t kx, int64_t ky, const double* sx, const double* sy) {
   at::Tensor out = at::empty(image.sizes(), image.options());
@@ -318,14 +265,18 @@ at::Tensor gaussian_blur(const at::Tensor& image, at::IntArrayRef kernel_size, c
                       "gaussian_blur: sigma must be positive");
   }
   if (image.numel() == 0) return at::empty(image.sizes(), image.options());
-  if (dtype != at::kDouble) {  // the SIMD filter (float32 arithmetic)
-    const at::Tensor planes = image.contiguous().view({sigmas, -1, H, W});
-    const at::Tensor out = dtype == at::kByte
-        ? blur_planes<uint8_t>(planes, kx, ky, sx.data_ptr<double>(), sy.data_ptr<double>())
-        : blur_planes<float>(planes, kx, ky, sx.data_ptr<double>(), sy.data_ptr<double>());
-    return out.view(image.sizes());
+  if (dtype == at::kByte) {  // the fixed-point filter (blur_u8.cpp)
+    const at::Tensor planes = image.contiguous();
+    at::Tensor out = at::empty(image.sizes(), image.options());
+    blur_planes_u8(planes.data_ptr<uint8_t>(), out.data_ptr<uint8_t>(), sigmas,
+                   image.numel() / (sigmas * H * W), H, W, kx, ky, sx.data_ptr<double>(), sy.data_ptr<double>());
+    return out;
   }
-  const at::ScalarType acc = dtype == at::kDouble ? at::kDouble : at::kFloat;
+  if (dtype == at::kFloat) {  // the SIMD float32 filter
+    const at::Tensor planes = image.contiguous().view({sigmas, -1, H, W});
+    return blur_planes<float>(planes, kx, ky, sx.data_ptr<double>(), sy.data_ptr<double>()).view(image.sizes());
+  }
+  const at::ScalarType acc = at::kDouble;  // float64 images
   const at::Tensor planes = image.to(acc).reshape({sigmas, -1, H, W});
   const double* px = sx.data_ptr<double>();
   const double* py = sy.data_ptr<double>();
@@ -339,7 +290,6 @@ at::Tensor gaussian_blur(const at::Tensor& image, at::IntArrayRef kernel_size, c
           blur_rows(planes.select(0, r), H, W, gaussian_weights(kx, px[r], acc), gaussian_weights(ky, py[r], acc), acc));
     }
   }
-  if (dtype == at::kByte) out = out.round_().to(at::kByte);
   return out.view(image.sizes());
 }
 

@@ -7,13 +7,16 @@ in float32 and rounded.
 
 How it runs: the blur is separable, so it is two 1D passes (k multiply-adds per pass instead of torchvision's
 ``kx * ky``-tap depthwise convolution). On CPU, uint8 and float32 images go through the native op
-``jitvision_native::gaussian_blur`` (csrc/filters.cpp) in eager mode, under torch.compile (one graph node) and in
-exported programs alike: a SIMD separable float32 filter (AVX2+FMA with a scalar fallback giving the same bits;
-reflect borders; uint8 rounded half to even as ``torch.round``), a level off torchvision on a few elements in
-100,000; float64 images go through the same op's ATen formulation. GaussianBlur hands the op its drawn sigma
+``jitvision_native::gaussian_blur`` in eager mode, under torch.compile (one graph node) and in exported programs
+alike, with reflect borders. uint8: a fixed-point separable filter (csrc/blur_u8.cpp: 16-bit vertical pass into a
+Q7 row, exact int32 horizontal pass; AVX2 with a scalar fallback giving the same integers), a level off torchvision
+on ~0.1-0.7% of pixels (the parity rule allows 1%; tests/test_native_filters.py holds it there). float32: a SIMD
+separable float32 filter (csrc/filters.cpp, AVX2+FMA with a scalar fallback giving the same bits), within ~1e-6
+of torchvision. float64 images go through the same op's ATen formulation. GaussianBlur hands the op its drawn sigma
 tensor (one per sample on batches). Without the native library: OpenCV's ``sepFilter2D`` per plane (float
 weights) in eager mode and as the Python operator ``jitvision::gaussian_blur_opencv`` under torch.compile when
-``cv2`` imports, else the passes as tensor code, which is also what TorchScript runs.
+``cv2`` imports, else the passes as tensor code, which is also what TorchScript runs: for uint8 that is
+``blur_u8_fixed_point``, the native filter's integer arithmetic in int64 tensor ops (scripted == eager, bit for bit).
 """
 
 import math
@@ -203,6 +206,44 @@ def _blur_opencv_floats(image: torch.Tensor, kernel_size: List[int], sigmas: Lis
     return out
 
 
+def _reflect_index(n: int, pad: int, device: torch.device) -> torch.Tensor:
+    index = torch.arange(-pad, n + pad, device=device).abs()
+    return torch.where(index >= n, 2 * (n - 1) - index, index)
+
+
+def blur_u8_fixed_point(image: torch.Tensor, kernel_size: List[int], sigma_x: torch.Tensor,
+                        sigma_y: torch.Tensor) -> torch.Tensor:
+    """The native uint8 filter's fixed-point arithmetic (csrc/blur_u8.cpp) as int64 tensor code, so TorchScript
+    and other devices give eager's integers: double weights quantised per pass (vertical mirrored pairs in Q16,
+    the centre the residual in Q15; horizontal taps in Q15, the centre the residual); vertical pass on ``p << 6``
+    with ``vpmulhrsw``'s rounding per pair into a Q7 row; exact horizontal sums, ``(sum + 2^21) >> 22``."""
+    kx, ky = kernel_size[0], kernel_size[1]
+    cx, cy = kx // 2, ky // 2
+    height, width = image.shape[-2], image.shape[-1]
+    step = 1.0 / math.sqrt(2.0)
+    wx = torch.exp(-((torch.arange(kx, dtype=torch.float64, device=image.device) - cx) * step
+                     / sigma_x.to(torch.float64).unsqueeze(-1)).pow(2))
+    wy = torch.exp(-((torch.arange(ky, dtype=torch.float64, device=image.device) - cy) * step
+                     / sigma_y.to(torch.float64).unsqueeze(-1)).pow(2))
+    wx = wx / wx.sum(-1, keepdim=True)
+    wy = wy / wy.sum(-1, keepdim=True)
+    pair_y = torch.round(wy[..., :cy] * 65536.0).long()
+    centre_y = 32768 - pair_y.sum(-1)
+    taps_x = torch.round(wx * 32768.0).long()
+    taps_x[..., cx] = 32768 - 2 * taps_x[..., :cx].sum(-1)
+    rows = (image.long() << 6).index_select(-2, _reflect_index(height, cy, image.device))
+    # mulhrs(a, b) = (a * b + 2^14) >> 15; a centre weight of 2^15 (an identity axis) is exact here as in C++
+    mid = (2 * rows[..., cy : cy + height, :] * _tap(centre_y.unsqueeze(-1), 0, rows) + 16384) >> 15
+    for j in range(cy):
+        pair = rows[..., j : j + height, :] + rows[..., ky - 1 - j : ky - 1 - j + height, :]
+        mid = mid + ((pair * _tap(pair_y, j, rows) + 16384) >> 15)
+    mid = mid.index_select(-1, _reflect_index(width, cx, image.device))
+    total = mid[..., 0:width] * _tap(taps_x, 0, mid)
+    for i in range(1, kx):
+        total = total + mid[..., i : i + width] * _tap(taps_x, i, mid)
+    return ((total + (1 << 21)) >> 22).clamp_(0, 255).to(torch.uint8)
+
+
 def blur_with_sigma(image: torch.Tensor, kernel_size: List[int], sigma_x: torch.Tensor,
                     sigma_y: torch.Tensor) -> torch.Tensor:
     """The blur with tensor sigmas: ``[]``, or ``[R]`` for one sigma per row of ``image``'s leading dimension."""
@@ -225,6 +266,8 @@ def blur_with_sigma(image: torch.Tensor, kernel_size: List[int], sigma_x: torch.
             # eager's own computation, so compiled and eager agree
             op = torch.ops.jitvision.gaussian_blur_opencv.default
             return call_custom_op(op, image, kernel_size, sigma_x, sigma_y)
+    if image.dtype == torch.uint8:  # TorchScript, other devices: the native filter's integers
+        return blur_u8_fixed_point(image, kernel_size, sigma_x, sigma_y)
     weights_x = gaussian_weights(kernel_size[0], sigma_x, weight_dtype)
     if kernel_size[1] == kernel_size[0] and sigma_y is sigma_x:
         weights_y = weights_x
