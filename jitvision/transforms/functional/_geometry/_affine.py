@@ -16,7 +16,7 @@ import PIL.Image
 import torch
 
 from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
-from .._dispatch import get_kernel, is_pure_tensor, register_kernel, unwrap
+from .._dispatch import get_kernel, is_pure_tensor, is_tracing, register_kernel, unwrap
 from .._meta import (
     as_box_format,
     check_boxes,
@@ -537,9 +537,42 @@ def _rotate_points_setup(
     forward = scalar_affine_matrix(-angle, [0.0, 0.0], 1.0, [0.0, 0.0], absolute, False, device)
     if not expand:
         return forward, None, (canvas_size[0], canvas_size[1])
-    # As torchvision: the new canvas from the inverse matrix about the (absolute) center.
-    size = expanded_size(rotation_inverse_list(angle, absolute), canvas_size[1], canvas_size[0])
-    return forward, corner_shift(forward, canvas_size), (size[1], size[0])
+    return forward, corner_shift(forward, canvas_size), _points_expanded_canvas(angle, absolute, canvas_size)
+
+
+def _points_expanded_canvas(angle: float, center: List[float], canvas_size: List[int]) -> Tuple[int, int]:
+    """(height, width) of the canvas of boxes/keypoints rotated with ``expand=True``, computed as torchvision
+    does for them (not as for images): the inverse matrix about the absolute ``center`` (its association of the
+    translation terms), its corners in float32 with values within 1e-4 of an integer taken as that integer in
+    eager/TorchScript, and in Python floats without that tolerance under dynamo (torchvision's compiled path).
+    Doubles with another association (what this was before) gave another canvas for ~9% of random angles."""
+    rot = math.radians(-angle)
+    cos, sin = math.cos(rot), math.sin(rot)
+    cx, cy = center[0], center[1]
+    m = [cos, sin, (cos * -cx + sin * -cy) + cx, -sin, cos, (-sin * -cx + cos * -cy) + cy]
+    height, width = canvas_size[0], canvas_size[1]
+    half_w, half_h = 0.5 * width, 0.5 * height
+    if is_tracing():
+        xs: List[float] = []
+        ys: List[float] = []
+        for x, y in [(-half_w, -half_h), (half_w, -half_h), (half_w, half_h), (-half_w, half_h)]:
+            xs.append(m[0] * x + m[1] * y + m[2] + half_w)
+            ys.append(m[3] * x + m[4] * y + m[5] + half_h)
+        return (
+            int(math.ceil(max(ys)) - math.floor(min(ys))),
+            int(math.ceil(max(xs)) - math.floor(min(xs))),
+        )
+    corners = torch.tensor(
+        [[-half_w, -half_h, 1.0], [-half_w, half_h, 1.0], [half_w, half_h, 1.0], [half_w, -half_h, 1.0]],
+        dtype=torch.float32,
+    )
+    moved = torch.matmul(corners, torch.tensor(m, dtype=torch.float32).reshape(2, 3).t())
+    low, high = torch.aminmax(moved, dim=0)
+    halves = torch.tensor([half_w, half_h], dtype=torch.float32)
+    high = ((high + halves) * (1.0 / 1e-4)).trunc() * 1e-4
+    low = ((low + halves) * (1.0 / 1e-4)).trunc() * 1e-4
+    size = high.ceil() - low.floor()
+    return int(size[1]), int(size[0])
 
 
 def rotate_bounding_boxes(
@@ -554,6 +587,8 @@ def rotate_bounding_boxes(
     """Boxes around the rotated corners; returns (boxes, new canvas_size)."""
     format = as_box_format(format, "rotate")
     forward, shift, new_canvas = _rotate_points_setup(angle, canvas_size, expand, center, bounding_boxes.device)
+    if bounding_boxes.numel() == 0:  # as torchvision: no boxes keep their canvas even with expand=True
+        new_canvas = (canvas_size[0], canvas_size[1])
     out = affine_bounding_boxes_matrix(
         bounding_boxes, format, [new_canvas[0], new_canvas[1]], forward, clamping_mode, shift, "rotate"
     )
@@ -568,6 +603,8 @@ def rotate_keypoints(
     center: Optional[List[float]] = None,
 ) -> Tuple[torch.Tensor, Tuple[int, int]]:
     forward, shift, new_canvas = _rotate_points_setup(angle, canvas_size, expand, center, keypoints.device)
+    if keypoints.numel() == 0:  # as torchvision: no points keep their canvas even with expand=True
+        new_canvas = (canvas_size[0], canvas_size[1])
     return affine_keypoints_matrix(keypoints, forward, shift), new_canvas
 
 
