@@ -33,6 +33,7 @@ from ._warp import (
     FillType,
     affine_coefficients,
     affine_grid,
+    affine_matrix,
     check_finite,
     expanded_size,
     fill_as_list,
@@ -79,6 +80,35 @@ def _matrix_entries(matrix: torch.Tensor, dtype: torch.dtype) -> List[torch.Tens
         return [m[0, 0], m[0, 1], m[0, 2], m[1, 0], m[1, 1], m[1, 2]]
     m = m.reshape(-1, 6, 1)
     return [m[:, 0], m[:, 1], m[:, 2], m[:, 3], m[:, 4], m[:, 5]]
+
+
+def exact_float64(values: List[float], device: torch.device) -> torch.Tensor:
+    """``values`` as a float64 tensor, exactly in TorchScript too: there ``torch.tensor(python floats,
+    dtype=torch.float64)`` builds a float32 tensor first (1.1 becomes 1.100000023841858), which moved the scripted
+    box and keypoint matrices ~4e-7 away from eager's (and the hard clamp of rotated boxes amplified it to 1e-3)."""
+    if torch.jit.is_scripting():
+        return torch.stack([torch.scalar_tensor(v, dtype=torch.float64, device=device) for v in values])
+    return torch.tensor(values, dtype=torch.float64, device=device)
+
+
+def points_affine_matrix(
+    angle: float,
+    translate: List[float],
+    scale: float,
+    shear: List[float],
+    center: List[float],
+    device: torch.device,
+) -> torch.Tensor:
+    """The forward ``[2, 3]`` float64 matrix boxes and keypoints are moved by, the same in eager and TorchScript
+    (``scalar_affine_matrix`` without its float32 detour under TorchScript)."""
+    return affine_matrix(
+        exact_float64([angle], device)[0],
+        exact_float64(translate, device),
+        exact_float64([scale], device)[0],
+        exact_float64(shear, device),
+        exact_float64(center, device),
+        False,
+    )
 
 
 def affine_keypoints_matrix(
@@ -316,8 +346,8 @@ def affine_bounding_boxes(
 ) -> torch.Tensor:
     angle, translate, scale, shear, center = _affine_args(angle, translate, scale, shear, center, "affine")
     format = as_box_format(format, "affine")
-    forward = scalar_affine_matrix(
-        angle, translate, scale, shear, _absolute_center(center, canvas_size), False, bounding_boxes.device
+    forward = points_affine_matrix(
+        angle, translate, scale, shear, _absolute_center(center, canvas_size), bounding_boxes.device
     )
     return affine_bounding_boxes_matrix(bounding_boxes, format, canvas_size, forward, clamping_mode)
 
@@ -333,8 +363,8 @@ def affine_keypoints(
 ) -> Tuple[torch.Tensor, Tuple[int, int]]:
     """Keypoints moved by the affine map; returns (keypoints, canvas_size) as torchvision does."""
     angle, translate, scale, shear, center = _affine_args(angle, translate, scale, shear, center, "affine")
-    forward = scalar_affine_matrix(
-        angle, translate, scale, shear, _absolute_center(center, canvas_size), False, keypoints.device
+    forward = points_affine_matrix(
+        angle, translate, scale, shear, _absolute_center(center, canvas_size), keypoints.device
     )
     return affine_keypoints_matrix(keypoints, forward), (canvas_size[0], canvas_size[1])
 
@@ -534,7 +564,7 @@ def _rotate_points_setup(
     if center is not None:
         center = parse_pair(center, "center", "rotate")
     absolute = _absolute_center(center, canvas_size)
-    forward = scalar_affine_matrix(-angle, [0.0, 0.0], 1.0, [0.0, 0.0], absolute, False, device)
+    forward = points_affine_matrix(-angle, [0.0, 0.0], 1.0, [0.0, 0.0], absolute, device)
     if not expand:
         return forward, None, (canvas_size[0], canvas_size[1])
     return forward, corner_shift(forward, canvas_size), _points_expanded_canvas(angle, absolute, canvas_size)
