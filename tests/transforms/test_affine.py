@@ -548,3 +548,14 @@ def test_elastic_transform_on_an_image_smaller_than_its_blur_names_the_class():
         tv_transforms.ElasticTransform(sigma=1.0)(make_image(3, 3))
     assert T.ElasticTransform(sigma=1.0)(make_image(5, 5)).shape[-2:] == (5, 5)
     assert T.ElasticTransform(sigma=0.0)(make_image(1, 1)).shape[-2:] == (1, 1)
+
+
+def test_perspective_past_its_horizon_gives_torchvisions_nans():
+    # A 1x32 image whose homography's denominator crosses zero at the last column: NaN there in both (the fuzz's
+    # oracle check treats NaN against NaN as agreement).
+    image = torch.rand(1, 3, 1, 32)
+    args = dict(startpoints=[[0, 0], [9, 0], [9, 9], [0, 9]], endpoints=[[1, 0], [8, 1], [9, 8], [0, 9]])
+    ours, theirs = F.perspective_video(image, **args), tv_functional.perspective_video(image, **args)
+    assert torch.isnan(theirs).any()
+    assert torch.equal(torch.isnan(ours), torch.isnan(theirs))
+    assert_matches_oracle(ours, theirs)
