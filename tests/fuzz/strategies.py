@@ -15,7 +15,7 @@ counterpart).
 """
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Set, Tuple
 
 import torch
 from hypothesis import strategies as st
@@ -270,12 +270,4 @@ NOT_OPS = {"Transform", "RandomApplyTransform", "InterpolationMode", "register_k
 
 # Ops whose first fuzz run (the night they were merged) failed, each for a reason still to fix: they run as strict
 # xfails, so the failure stays visible and an op that gets fixed fails its xfail until it is removed from here.
-FAILING_ON_FIRST_RUN = {
-    "affine_video",
-    "elastic_transform",
-    "get_image_size",
-    "perspective_image",
-    "rotate_keypoints",
-    "ElasticTransform",
-    "RandomPerspective",
-}
+FAILING_ON_FIRST_RUN: Set[str] = set()

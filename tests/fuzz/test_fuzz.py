@@ -57,6 +57,7 @@ ALIASES = {
     "hflip": ["horizontal_flip"],
     "vflip": ["vertical_flip"],
     "get_image_num_channels": ["get_num_channels"],  # torchvision's deprecated alias of it
+    "elastic_transform": ["elastic"],  # the same function as elastic (torchvision's alias): its errors say elastic
 }
 # errors raised inside a class by the functional it calls name that functional
 CLASS_ALIASES = {

@@ -18,7 +18,15 @@ import torchvision.transforms.v2.functional as tv_functional
 import jitvision.transforms as T
 import jitvision.transforms.functional as F
 from jitvision import tv_tensors
-from tests.helpers import ROTATED_FORMATS, assert_matches_oracle, assert_one_graph, make_rotated_boxes, to_torchvision
+from tests.helpers import (
+    ROTATED_FORMATS,
+    assert_matches_oracle,
+    assert_one_graph,
+    make_boxes,
+    make_keypoints,
+    make_rotated_boxes,
+    to_torchvision,
+)
 
 ATOL = 2e-3
 
@@ -205,8 +213,7 @@ BOX_KERNELS = {
     "center_crop": lambda k, b, f: k(b, f, [24, 28], [15, 30], "hard")[0],
     "resized_crop": lambda k, b, f: k(b, f, 2, 3, 15, 20, [25, 25], "soft")[0],
     "pad": lambda k, b, f: k(b, f, [24, 28], [1, 2, 3, 4], "constant", "hard")[0],
-    # No clamp here: see test_scripted_affine_of_rotated_boxes_drifts_under_the_clamp.
-    "affine": lambda k, b, f: k(b, f, [24, 28], 20.0, [1.0, 2.0], 1.1, [3.0, 4.0], None, None),
+    "affine": lambda k, b, f: k(b, f, [24, 28], 20.0, [1.0, 2.0], 1.1, [3.0, 4.0], None, "hard"),
     "rotate": lambda k, b, f: k(b, f, [24, 28], 50.0, True, None, "hard")[0],
     "perspective": lambda k, b, f: k(
         b, f, [24, 28], [[0, 0], [27, 0], [27, 23], [0, 23]], [[1, 2], [25, 0], [27, 20], [2, 22]], None, "soft"
@@ -223,27 +230,40 @@ def test_box_kernels_script_and_match_eager(op):
     for format in ROTATED_FORMATS:
         boxes = make_rotated_boxes((24, 28), format, num_boxes=6).as_subclass(torch.Tensor)
         box_format = tv_tensors.BoundingBoxFormat[format]
-        # The oracle's float tolerance: scripted affine of rotated boxes differs from eager by a few float32 ulps
-        # (up to ~6e-6 here; 4.8e-5 with the clamp failed assert_close's default rtol in a fresh-clone CI run).
+        # The oracle's float tolerance (affine/rotate are now bit for bit: see the test below).
         torch.testing.assert_close(
             call(scripted, boxes, box_format), call(kernel, boxes, box_format), atol=1e-4, rtol=0
         )
 
 
-@pytest.mark.xfail(strict=True, reason="known, stop 8: the scripted kernel's float32 ulps are amplified by the clamp")
-def test_scripted_affine_of_rotated_boxes_drifts_under_the_clamp():
-    # Eager equals torchvision bit for bit; TorchScript computes the corners a few ulps off, and the hard clamp of
-    # rotated boxes amplifies that (up to 1.2e-3 on this seed's CXCYWHR boxes). Fixing it means finding the op
-    # whose rounding differs under TorchScript.
-    torch.manual_seed(21)
-    for format in ROTATED_FORMATS[:2]:
-        boxes = make_rotated_boxes((24, 28), format, num_boxes=6).as_subclass(torch.Tensor)
-    box_format = tv_tensors.BoundingBoxFormat[ROTATED_FORMATS[1]]
-    args = ([24, 28], 20.0, [1.0, 2.0], 1.1, [3.0, 4.0], None, "hard")
-    scripted = torch.jit.script(F.affine_bounding_boxes)
-    torch.testing.assert_close(
-        scripted(boxes, box_format, *args), F.affine_bounding_boxes(boxes, box_format, *args), atol=1e-4, rtol=0
-    )
+@pytest.mark.parametrize("seed", [21, 0, 1])
+def test_scripted_affine_and_rotate_of_boxes_and_points_equal_eager_under_the_clamp(seed):
+    # TorchScript's torch.tensor(python floats, dtype=float64) goes through float32: the scripted matrix was ~4e-7
+    # off eager's, and the hard clamp of rotated boxes amplified that to 1.2e-3 (seed 21, CXCYWHR). The matrix is
+    # now built exactly in both, so the scripted kernels give eager's values bit for bit.
+    torch.manual_seed(seed)
+    affine = torch.jit.script(F.affine_bounding_boxes)
+    rotate = torch.jit.script(F.rotate_bounding_boxes)
+    affine_points = torch.jit.script(F.affine_keypoints)
+    rotate_points = torch.jit.script(F.rotate_keypoints)
+    for format in [*ROTATED_FORMATS, "XYXY", "CXCYWH"]:
+        if format in ("XYXY", "CXCYWH"):
+            boxes = make_boxes((24, 28), format=format, num_boxes=6).as_subclass(torch.Tensor)
+        else:
+            boxes = make_rotated_boxes((24, 28), format, num_boxes=6).as_subclass(torch.Tensor)
+        box_format = tv_tensors.BoundingBoxFormat[format]
+        for clamp in ("hard", "soft", None):
+            args = ([24, 28], 20.3, [1.1, 2.7], 1.1, [3.3, 4.1], None, clamp)
+            assert torch.equal(affine(boxes, box_format, *args), F.affine_bounding_boxes(boxes, box_format, *args))
+            args = ([24, 28], 33.3, True, [5.3, 7.1], clamp)
+            expected = F.rotate_bounding_boxes(boxes, box_format, *args)
+            assert torch.equal(rotate(boxes, box_format, *args)[0], expected[0])
+    points = make_keypoints((24, 28)).as_subclass(torch.Tensor)
+    args = ([24, 28], 20.3, [1.1, 2.7], 1.1, [3.3, 4.1], [5.3, 7.1])
+    assert torch.equal(affine_points(points, *args)[0], F.affine_keypoints(points, *args)[0])
+    args = ([24, 28], -41.7, True, [5.3, 7.1])
+    assert rotate_points(points, *args)[1] == F.rotate_keypoints(points, *args)[1]
+    assert torch.equal(rotate_points(points, *args)[0], F.rotate_keypoints(points, *args)[0])
 
 
 # ---- bad input ------------------------------------------------------------------------------------------

@@ -597,6 +597,15 @@ class ElasticTransform(_WarpTransform):
         self._sigma: List[float] = self.sigma
 
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        for sigma in self._sigma:
+            half = _odd_taps(sigma) // 2
+            if sigma > 0.0 and (half >= height or half >= width):
+                # torchvision's reflect padding of the field fails there with a RuntimeError
+                raise ValueError(
+                    "ElasticTransform: sigma " + str(sigma) + " blurs the field with a kernel of "
+                    + str(2 * half + 1) + " taps, which needs an image larger than " + str(half)
+                    + " pixels on each side, got " + str(height) + "x" + str(width)
+                )
         generator = self._rng()
         dx = uniform([batch_size, 1, height, width], generator, device) * 2 - 1
         if self._sigma[0] > 0.0:

@@ -16,7 +16,7 @@ import PIL.Image
 import torch
 
 from ....tv_tensors import BoundingBoxes, BoundingBoxFormat, Image, KeyPoints, Mask, Video, box_format_from, wrap
-from .._dispatch import get_kernel, is_pure_tensor, register_kernel, unwrap
+from .._dispatch import get_kernel, is_pure_tensor, is_tracing, register_kernel, unwrap
 from .._meta import (
     as_box_format,
     check_boxes,
@@ -34,12 +34,12 @@ from ._warp import (
     affine_coefficients,
     affine_coefficients_values,
     affine_grid,
+    affine_matrix,
     affine_matrix_values,
     check_finite,
     expanded_size,
     fill_as_list,
     grid_mode,
-    is_tracing,
     native_applies,
     native_warp,
     parse_pair,
@@ -102,6 +102,35 @@ def _matrix_entries(matrix: torch.Tensor, dtype: torch.dtype) -> List[torch.Tens
         return [m[0, 0], m[0, 1], m[0, 2], m[1, 0], m[1, 1], m[1, 2]]
     m = m.reshape(-1, 6, 1)
     return [m[:, 0], m[:, 1], m[:, 2], m[:, 3], m[:, 4], m[:, 5]]
+
+
+def exact_float64(values: List[float], device: torch.device) -> torch.Tensor:
+    """``values`` as a float64 tensor, exactly in TorchScript too: there ``torch.tensor(python floats,
+    dtype=torch.float64)`` builds a float32 tensor first (1.1 becomes 1.100000023841858), which moved the scripted
+    box and keypoint matrices ~4e-7 away from eager's (and the hard clamp of rotated boxes amplified it to 1e-3)."""
+    if torch.jit.is_scripting():
+        return torch.stack([torch.scalar_tensor(v, dtype=torch.float64, device=device) for v in values])
+    return torch.tensor(values, dtype=torch.float64, device=device)
+
+
+def points_affine_matrix(
+    angle: float,
+    translate: List[float],
+    scale: float,
+    shear: List[float],
+    center: List[float],
+    device: torch.device,
+) -> torch.Tensor:
+    """The forward ``[2, 3]`` float64 matrix boxes and keypoints are moved by, the same in eager and TorchScript
+    (``scalar_affine_matrix`` without its float32 detour under TorchScript)."""
+    return affine_matrix(
+        exact_float64([angle], device)[0],
+        exact_float64(translate, device),
+        exact_float64([scale], device)[0],
+        exact_float64(shear, device),
+        exact_float64(center, device),
+        False,
+    )
 
 
 def affine_keypoints_matrix(
@@ -341,8 +370,8 @@ def affine_bounding_boxes(
 ) -> torch.Tensor:
     angle, translate, scale, shear, center = _affine_args(angle, translate, scale, shear, center, "affine")
     format = as_box_format(format, "affine")
-    forward = scalar_affine_matrix(
-        angle, translate, scale, shear, _absolute_center(center, canvas_size), False, bounding_boxes.device
+    forward = points_affine_matrix(
+        angle, translate, scale, shear, _absolute_center(center, canvas_size), bounding_boxes.device
     )
     return affine_bounding_boxes_matrix(bounding_boxes, format, canvas_size, forward, clamping_mode)
 
@@ -358,8 +387,8 @@ def affine_keypoints(
 ) -> Tuple[torch.Tensor, Tuple[int, int]]:
     """Keypoints moved by the affine map; returns (keypoints, canvas_size) as torchvision does."""
     angle, translate, scale, shear, center = _affine_args(angle, translate, scale, shear, center, "affine")
-    forward = scalar_affine_matrix(
-        angle, translate, scale, shear, _absolute_center(center, canvas_size), False, keypoints.device
+    forward = points_affine_matrix(
+        angle, translate, scale, shear, _absolute_center(center, canvas_size), keypoints.device
     )
     return affine_keypoints_matrix(keypoints, forward), (canvas_size[0], canvas_size[1])
 
@@ -562,12 +591,45 @@ def _rotate_points_setup(
     if center is not None:
         center = parse_pair(center, "center", "rotate")
     absolute = _absolute_center(center, canvas_size)
-    forward = scalar_affine_matrix(-angle, [0.0, 0.0], 1.0, [0.0, 0.0], absolute, False, device)
+    forward = points_affine_matrix(-angle, [0.0, 0.0], 1.0, [0.0, 0.0], absolute, device)
     if not expand:
         return forward, None, (canvas_size[0], canvas_size[1])
-    # As torchvision: the new canvas from the inverse matrix about the (absolute) center.
-    size = expanded_size(rotation_inverse_list(angle, absolute), canvas_size[1], canvas_size[0])
-    return forward, corner_shift(forward, canvas_size), (size[1], size[0])
+    return forward, corner_shift(forward, canvas_size), _points_expanded_canvas(angle, absolute, canvas_size)
+
+
+def _points_expanded_canvas(angle: float, center: List[float], canvas_size: List[int]) -> Tuple[int, int]:
+    """(height, width) of the canvas of boxes/keypoints rotated with ``expand=True``, computed as torchvision
+    does for them (not as for images): the inverse matrix about the absolute ``center`` (its association of the
+    translation terms), its corners in float32 with values within 1e-4 of an integer taken as that integer in
+    eager/TorchScript, and in Python floats without that tolerance under dynamo (torchvision's compiled path).
+    Doubles with another association (what this was before) gave another canvas for ~9% of random angles."""
+    rot = math.radians(-angle)
+    cos, sin = math.cos(rot), math.sin(rot)
+    cx, cy = center[0], center[1]
+    m = [cos, sin, (cos * -cx + sin * -cy) + cx, -sin, cos, (-sin * -cx + cos * -cy) + cy]
+    height, width = canvas_size[0], canvas_size[1]
+    half_w, half_h = 0.5 * width, 0.5 * height
+    if is_tracing():
+        xs: List[float] = []
+        ys: List[float] = []
+        for x, y in [(-half_w, -half_h), (half_w, -half_h), (half_w, half_h), (-half_w, half_h)]:
+            xs.append(m[0] * x + m[1] * y + m[2] + half_w)
+            ys.append(m[3] * x + m[4] * y + m[5] + half_h)
+        return (
+            int(math.ceil(max(ys)) - math.floor(min(ys))),
+            int(math.ceil(max(xs)) - math.floor(min(xs))),
+        )
+    corners = torch.tensor(
+        [[-half_w, -half_h, 1.0], [-half_w, half_h, 1.0], [half_w, half_h, 1.0], [half_w, -half_h, 1.0]],
+        dtype=torch.float32,
+    )
+    moved = torch.matmul(corners, torch.tensor(m, dtype=torch.float32).reshape(2, 3).t())
+    low, high = torch.aminmax(moved, dim=0)
+    halves = torch.tensor([half_w, half_h], dtype=torch.float32)
+    high = ((high + halves) * (1.0 / 1e-4)).trunc() * 1e-4
+    low = ((low + halves) * (1.0 / 1e-4)).trunc() * 1e-4
+    size = high.ceil() - low.floor()
+    return int(size[1]), int(size[0])
 
 
 def rotate_bounding_boxes(
@@ -582,6 +644,8 @@ def rotate_bounding_boxes(
     """Boxes around the rotated corners; returns (boxes, new canvas_size)."""
     format = as_box_format(format, "rotate")
     forward, shift, new_canvas = _rotate_points_setup(angle, canvas_size, expand, center, bounding_boxes.device)
+    if bounding_boxes.numel() == 0:  # as torchvision: no boxes keep their canvas even with expand=True
+        new_canvas = (canvas_size[0], canvas_size[1])
     out = affine_bounding_boxes_matrix(
         bounding_boxes, format, [new_canvas[0], new_canvas[1]], forward, clamping_mode, shift, "rotate"
     )
@@ -596,6 +660,8 @@ def rotate_keypoints(
     center: Optional[List[float]] = None,
 ) -> Tuple[torch.Tensor, Tuple[int, int]]:
     forward, shift, new_canvas = _rotate_points_setup(angle, canvas_size, expand, center, keypoints.device)
+    if keypoints.numel() == 0:  # as torchvision: no points keep their canvas even with expand=True
+        new_canvas = (canvas_size[0], canvas_size[1])
     return affine_keypoints_matrix(keypoints, forward, shift), new_canvas
 
 

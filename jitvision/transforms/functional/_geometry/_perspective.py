@@ -48,7 +48,10 @@ from ._warp import (
 
 def perspective_coefficients(startpoints: torch.Tensor, endpoints: torch.Tensor) -> torch.Tensor:
     """Coefficients ``[..., 8]`` (float64, rounded through float32) of the homography taking each endpoint to
-    its startpoint; points are ``[..., 4, 2]`` tensors (a batch of quads gives a batch of coefficients)."""
+    its startpoint; points are ``[..., 4, 2]`` tensors (a batch of quads gives a batch of coefficients). A
+    degenerate quad (three collinear corners: RandomPerspective's draw on an image with a side of 1 pixel, or on a
+    small one) has no homography: it gets the identity, without a host sync (torchvision's least squares raises
+    a LinAlgError there)."""
     start, end = startpoints.double(), endpoints.double()
     sx, sy = start[..., 0], start[..., 1]
     ex, ey = end[..., 0], end[..., 1]
@@ -57,7 +60,9 @@ def perspective_coefficients(startpoints: torch.Tensor, endpoints: torch.Tensor)
     row_y = torch.stack([zeros, zeros, zeros, ex, ey, ones, -sy * ex, -sy * ey], dim=-1)
     system = torch.stack([row_x, row_y], dim=-2).reshape(list(ex.shape[:-1]) + [8, 8])
     target = torch.stack([sx, sy], dim=-1).reshape(list(ex.shape[:-1]) + [8])
-    solution = torch.linalg.solve(system, target)
+    solution, info = torch.linalg.solve_ex(system, target)
+    identity = torch.tensor([1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0], dtype=torch.float64, device=system.device)
+    solution = torch.where((info == 0).unsqueeze(-1), solution, identity)
     return solution.float().double()
 
 
