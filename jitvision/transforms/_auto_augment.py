@@ -9,6 +9,10 @@ choice and the magnitude stay live), rows grouped by operation on an eager batch
 batch. TorchScript runs the same operations through ``_script_step``. See docs/design-notes.md ("Random choices in
 one graph").
 
+A uint8 CPU image (native library built) skips the per-step formulations: all of a sample's steps (or one AugMix
+chain) are one ``jitvision_native::augment_step_u8`` call with the drawn ops and magnitudes as tensor inputs, in eager,
+under torch.compile and under torch.export (a C++ node: AOTInductor and C++ programs run it).
+
 As torchvision: images and videos only (bounding boxes, masks and keypoints in the sample raise a TypeError), one
 image or video per sample, uint8 or float, 1 or 3 channels, PIL images through torchvision's PIL kernels.
 """
@@ -71,7 +75,9 @@ def _randint_host(u: float, n: int) -> int:
     return min(int(product), n - 1)
 
 
-def _dirichlet(alpha: float, shape: List[int], generator: Optional[torch.Generator], device: torch.device) -> torch.Tensor:
+def _dirichlet(
+    alpha: float, shape: List[int], generator: Optional[torch.Generator], device: torch.device
+) -> torch.Tensor:
     """Symmetric Dirichlet(``alpha``) rows of ``shape`` (float32) as normalised Gamma(``alpha``, 1) draws: the
     distribution of torchvision's ``torch._sample_dirichlet`` (which normalises Gamma draws too), but with ops that
     have fake kernels for a symbolic batch size (``_sample_dirichlet`` has none: compile with dynamic shapes and

@@ -49,7 +49,8 @@ def test_each_operation_matches_torchvision_and_the_python_step(op):
     for channels, (height, width) in [(3, (29, 37)), (1, (24, 24)), (3, (3, 5))]:
         image = make_image(height, width, channels=channels)
         fills = [None, [10.0, 200.0, 30.0] if channels == 3 else [77.0], [120.6]]
-        for mode, fill in [("nearest", fills[0]), ("nearest", fills[1]), ("bilinear", fills[1]), ("bilinear", fills[2])]:
+        cases = [("nearest", fills[0]), ("nearest", fills[1]), ("bilinear", fills[1]), ("bilinear", fills[2])]
+        for mode, fill in cases:
             for magnitude in _magnitudes(op, height, width, generator):
                 what = f"{op} {magnitude} {mode} fill={fill} {channels}x{height}x{width}"
                 got = _step(image, [OP_INDEX[op]], [magnitude], mode, fill)
