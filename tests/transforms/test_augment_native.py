@@ -158,3 +158,13 @@ def test_aug_mix_batches_compile_with_dynamic_shapes():
     assert counter.frame_count == 1
     out = compiled(make_image(21, 26, batch=(8,)))
     assert len({o.sum().item() for o in out}) > 1
+
+
+def test_opcheck_schema_and_fake():
+    image = make_image(12, 15)
+    ops, magnitudes = torch.tensor([5, 13]), torch.tensor([7.5, 0.0], dtype=torch.float64)
+    for args in [(image, ops, magnitudes, 0, None), (image[None].expand(2, 3, 12, 15), ops[None].expand(2, 2),
+                                                     magnitudes[None].expand(2, 2), 1, [4.0])]:
+        torch.library.opcheck(
+            torch.ops.jitvision_native.augment_step_u8, args, test_utils=("test_schema", "test_faketensor")
+        )
