@@ -40,6 +40,10 @@ static output shape) and callable from TorchScript as ``torch.ops.jitvision_nati
 - ``to_float_u8(image, mean=None, std=None)``: uint8 ``[..., C, H, W]`` to float32 ``v / 255`` [then ``(x - mean) /
   std``] in one pass, the float tail's arithmetic above (``csrc/augment.cpp``; Compose runs it after an
   augmentation policy, see ``transforms._fusion``).
+- ``augment_step_u8(image, ops, magnitudes, mode, fill=None)``: the steps of an automatic augmentation policy
+  (AutoAugment, RandAugment, TrivialAugmentWide, AugMix; op ids of ``transforms._augment_ops``) on a uint8 CPU
+  image, ``ops``/``magnitudes`` ``[K]`` for one sample or ``[R, K]`` for rows, read inside (``csrc/augment.cpp``;
+  ``AUGMENT`` says whether the library has it).
 - ``crop_copy(image, top, left, height, width)``, ``random_crop(image, size, generator=None)`` (RandomCrop's
   draw inside: ``torch.rand(2, dtype=float64)`` on the generator, then the crop) and ``vertical_flip(image)``:
   contiguous outputs written with row copies, for contiguous CPU tensors of any dtype, and ``random_flip(image,
@@ -371,3 +375,13 @@ if JPEG:
     @torch.library.register_fake("jitvision_native::jpeg_u8")
     def _jpeg_u8_fake(images, quality):
         return torch.empty_like(images, memory_format=torch.contiguous_format)
+
+# ---- augment_step_u8 (csrc/augment.cpp): the automatic augmentation policies' steps on a uint8 CPU image --------
+# (absent from a library built before it: the policies then keep their Python steps)
+AUGMENT = AVAILABLE and hasattr(torch.ops.jitvision_native, "augment_step_u8")
+
+if AUGMENT:
+
+    @torch.library.register_fake("jitvision_native::augment_step_u8")
+    def _augment_step_u8_fake(image, ops, magnitudes, mode, fill=None):
+        return torch.empty_like(image, memory_format=torch.contiguous_format)

@@ -9,6 +9,10 @@ choice and the magnitude stay live), rows grouped by operation on an eager batch
 batch. TorchScript runs the same operations through ``_script_step``. See docs/design-notes.md ("Random choices in
 one graph").
 
+A uint8 CPU image (native library built) skips the per-step formulations: all of a sample's steps (or one AugMix
+chain) are one ``jitvision_native::augment_step_u8`` call with the drawn ops and magnitudes as tensor inputs, in eager,
+under torch.compile and under torch.export (a C++ node: AOTInductor and C++ programs run it).
+
 As torchvision: images and videos only (bounding boxes, masks and keypoints in the sample raise a TypeError), one
 image or video per sample, uint8 or float, 1 or 3 channels, PIL images through torchvision's PIL kernels.
 """
@@ -20,6 +24,7 @@ from typing import Any, Dict, List, Optional, Union
 import PIL.Image
 import torch
 
+from .. import _native
 from ..tv_tensors import BoundingBoxes, KeyPoints, Mask, kind_of, wrap
 from . import functional as F
 from ._augment_ops import (
@@ -68,6 +73,21 @@ def _randint_host(u: float, n: int) -> int:
     to float32, as torch computes ``u * n``), floored, clamped."""
     product = _FLOAT32.unpack(_FLOAT32.pack(u * n))[0]
     return min(int(product), n - 1)
+
+
+def _dirichlet(
+    alpha: float, shape: List[int], generator: Optional[torch.Generator], device: torch.device
+) -> torch.Tensor:
+    """Symmetric Dirichlet(``alpha``) rows of ``shape`` (float32) as normalised Gamma(``alpha``, 1) draws: the
+    distribution of torchvision's ``torch._sample_dirichlet`` (which normalises Gamma draws too), but with ops that
+    have fake kernels for a symbolic batch size (``_sample_dirichlet`` has none: compile with dynamic shapes and
+    export failed on batches)."""
+    concentration = torch.full(shape, alpha, device=device)
+    if generator is None:
+        gamma = torch._standard_gamma(concentration)
+    else:
+        gamma = torch._standard_gamma(concentration, generator=generator)
+    return gamma / gamma.sum(-1, keepdim=True)
 
 
 def _first_row(params: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
@@ -209,6 +229,8 @@ class _AutoAugmentBase(Transform):
     ) -> torch.Tensor:
         check_image(image, self._name, [1, 3])
         ops, magnitudes = params["ops"], params["magnitudes"]
+        if not torch.jit.is_scripting() and self._native_applies(image):
+            return self._native_steps(image, ops, magnitudes, fill)
         for k in range(ops.shape[-1]):
             image = self._step(image, ops[..., k], magnitudes[..., k], fill)
         return image
@@ -220,6 +242,20 @@ class _AutoAugmentBase(Transform):
         if torch.jit.is_scripting():
             return apply_step(image, op, magnitude, mode, fill)
         return self._switch_step(image, op, magnitude, mode, fill)
+
+    @torch.jit.unused
+    def _native_applies(self, image: torch.Tensor) -> bool:
+        """Whether all steps run as one ``jitvision_native::augment_step_u8`` call (uint8 CPU, library built)."""
+        return _native.AUGMENT and image.dtype == torch.uint8 and image.device.type == "cpu" and self._grid != ""
+
+    @torch.jit.unused
+    def _native_steps(
+        self, image: torch.Tensor, ops: torch.Tensor, magnitudes: torch.Tensor, fill: Optional[List[float]]
+    ) -> torch.Tensor:
+        """The steps ``ops``/``magnitudes`` (``[K]``, or ``[B, K]`` for a batch's rows) in one C++ call: eager, and
+        one graph node under torch.compile/export with the drawn ops and magnitudes as its inputs."""
+        mode = 0 if self._grid == "nearest" else 1
+        return call_custom_op(torch.ops.jitvision_native.augment_step_u8, image, ops, magnitudes, mode, fill)
 
     @torch.jit.unused
     def _switch_step(
@@ -447,10 +483,8 @@ class AugMix(_AutoAugmentBase):
             ops = torch.where(steps < drawn, ops, torch.zeros_like(ops))
         bins = _randint(u[..., 1], self.severity)
         magnitudes = self._magnitudes(ops, bins, u[..., 2], height, width)
-        alpha = torch.full([batch_size, 2], self.alpha, device=device)
-        beta = torch._sample_dirichlet(alpha, generator=generator)
-        alpha = torch.full([batch_size, chains], self.alpha, device=device)
-        weights = torch._sample_dirichlet(alpha, generator=generator) * beta[:, 1:2]
+        beta = _dirichlet(self.alpha, [batch_size, 2], generator, device)
+        weights = _dirichlet(self.alpha, [batch_size, chains], generator, device) * beta[:, 1:2]
         return {
             "ops": ops.reshape(batch_size, chains * depth),
             "magnitudes": magnitudes.reshape(batch_size, chains * depth),
@@ -464,8 +498,17 @@ class AugMix(_AutoAugmentBase):
         ops, magnitudes, mix = params["ops"], params["magnitudes"], params["mix"]
         shape = [mix.shape[0]] + [1] * (image.ndim - 1) if mix.ndim == 2 else [1] * image.ndim
         out = mix[..., 0].reshape(shape) * image
+        native = not torch.jit.is_scripting() and self._native_applies(image)
         for chain in range(self.mixture_width):
             aug = image
+            if native:
+                first = chain * self._depth
+                chain_ops = ops[..., first : first + self._depth]
+                chain_magnitudes = magnitudes[..., first : first + self._depth]
+                out = out + mix[..., chain + 1].reshape(shape) * self._native_steps(
+                    image, chain_ops, chain_magnitudes, fill
+                )
+                continue
             for step in range(self._depth):
                 k = chain * self._depth + step
                 aug = self._step(aug, ops[..., k], magnitudes[..., k], fill)

@@ -366,13 +366,15 @@ def test_export_runs_and_stays_random():
 
 
 def test_exported_cond_tree_equals_eager_under_forced_choices():
+    # A float image: uint8 CPU images export as one jitvision_native::augment_step_u8 node instead of the tree
+    # (tests/transforms/test_augment_native.py).
     transform = T.TrivialAugmentWide()
 
     class Forced(torch.nn.Module):
         def forward(self, x, ops, magnitudes):
             return transform.transform(x, {"ops": ops, "magnitudes": magnitudes})
 
-    image = make_image(H, W)
+    image = make_image(H, W, torch.float32)
     ops, magnitudes = torch.tensor([5]), torch.tensor([-7.5], dtype=torch.float64)
     module = torch.export.export(Forced(), (image, ops, magnitudes)).module()
     for op in OP_NAMES[:14]:
