@@ -45,11 +45,11 @@ def _wraps_in_torchvisions_uint8_step(inpt: Any) -> bool:
     )
 
 
-def _small_integer_blur(name: str, inpt: Any) -> bool:
+def within_one_level_by_design(name: str, inpt: Any) -> bool:
     """gaussian_blur of a uint8 image (tensor or PIL) under 10,000 values: the fixed-point filter
     (csrc/blur_u8.cpp) is a level off torchvision on ~0.1-0.5% of values, so one or two flips in a tiny image
-    exceed the oracle's 1%. Its values are held elsewhere: bit for bit to a tensor model of the arithmetic, and
-    the flip fraction counted over many images (tests/test_native_filters.py)."""
+    exceed the oracle's 1%: such results are held to one level everywhere instead. The flip fraction is counted
+    over many images, and the arithmetic held bit for bit to a tensor model of it, in tests/test_native_filters.py."""
     if not name.startswith("gaussian_blur"):
         return False
     if isinstance(inpt, torch.Tensor):
@@ -80,8 +80,6 @@ def _half_precision_warp(name: str, inpt: Any) -> bool:
 def values_differ_by_design(name: str, context: Dict[str, Any], inpt: Any, theirs: Any) -> bool:
     """True where our values differ from torchvision's on purpose (compared by shape only then)."""
     if _saturates_where_torchvision_wraps(name, context, inpt):
-        return True
-    if _small_integer_blur(name, inpt):
         return True
 
     if _half_precision_warp(name, inpt):
