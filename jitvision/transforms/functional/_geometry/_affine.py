@@ -37,6 +37,7 @@ from ._warp import (
     affine_matrix,
     affine_matrix_values,
     check_finite,
+    check_image_rank,
     expanded_size,
     fill_as_list,
     grid_mode,
@@ -63,8 +64,7 @@ def warp_affine_image(
 ) -> torch.Tensor:
     """``image`` ``[..., C, H, W]`` warped by inverse matrices ``inverse`` ``[2, 3]`` or ``[G, 2, 3]`` (centred
     pixel coordinates; with G > 1 the first image dimension is the batch) into ``out_h`` x ``out_w``."""
-    if image.ndim < 3:
-        raise ValueError(op + ": expected an image [..., C, H, W] with at least 3 dimensions, got " + str(image.ndim))
+    check_image_rank(image, op)
     theta = inverse.to(warp_dtype(image))
     if theta.ndim == 2:
         theta = theta.unsqueeze(0)
@@ -86,8 +86,7 @@ def warp_affine_values(
 ) -> torch.Tensor:
     """``warp_affine_image`` with one inverse matrix given as 6 Python floats (eager callers: the functionals and
     the random classes' one-sample draws): the native kernel gets its coefficients straight from the numbers."""
-    if image.ndim < 3:
-        raise ValueError(op + ": expected an image [..., C, H, W] with at least 3 dimensions, got " + str(image.ndim))
+    check_image_rank(image, op)
     if not torch.jit.is_scripting() and native_applies(image, mode):
         coefficients = affine_coefficients_values(inverse, image.shape[-2], image.shape[-1])
         return native_warp(image, coefficients, out_h, out_w, False, mode, fill, op)
@@ -264,8 +263,7 @@ def _absolute_center(center: Optional[List[float]], canvas_size: List[int]) -> L
 
 
 def _check_image(image: torch.Tensor, op: str) -> None:
-    if image.ndim < 3:
-        raise ValueError(op + ": expected an image [..., C, H, W] with at least 3 dimensions, got " + str(image.ndim))
+    check_image_rank(image, op)
 
 
 # ---- affine -------------------------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from .._meta import (
 from ._interpolation import InterpolationMode
 from ._warp import (
     FillType,
+    check_image_rank,
     fill_as_list,
     grid_mode,
     native_grid_applies,
@@ -95,8 +96,7 @@ def warp_elastic_image(
 ) -> torch.Tensor:
     """``image`` sampled at identity + ``displacement`` (``[G, H, W, 2]``; G > 1: the first image dim is the
     batch)."""
-    if image.ndim < 3:
-        raise ValueError("elastic: expected an image [..., C, H, W] with at least 3 dimensions, got " + str(image.ndim))
+    check_image_rank(image, "elastic")
     height, width = image.shape[-2], image.shape[-1]
     _check_displacement(displacement, height, width, True)
     half = image.dtype == torch.float16 and image.device.type == "cpu"
@@ -192,8 +192,7 @@ def elastic_image(
     """``[..., C, H, W]`` resampled at the identity grid plus ``displacement`` ``[1, H, W, 2]``."""
     mode = grid_mode(interpolation, "elastic", allow_bicubic=True)
     fill_list = fill_as_list(fill, "elastic")
-    if image.ndim < 3:
-        raise ValueError("elastic: expected an image [..., C, H, W] with at least 3 dimensions, got " + str(image.ndim))
+    check_image_rank(image, "elastic")
     _check_displacement(displacement, image.shape[-2], image.shape[-1], False)
     return warp_elastic_image(image, displacement, mode, fill_list)
 

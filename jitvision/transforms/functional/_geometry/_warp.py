@@ -221,6 +221,12 @@ def eager_values(tensors: List[torch.Tensor]) -> Optional[List[float]]:
     return values
 
 
+def check_image_rank(image: torch.Tensor, op: str) -> None:
+    """A ValueError naming ``op`` unless ``image`` is ``[..., C, H, W]``."""
+    if image.ndim < 3:
+        raise ValueError(op + ": expected an image [..., C, H, W] with at least 3 dimensions, got " + str(image.ndim))
+
+
 def expanded_size(inverse: List[float], width: int, height: int) -> List[int]:
     """[width, height] of the canvas that holds an image warped by the inverse matrix ``inverse`` (6 numbers,
     centred coordinates): the bounding box of the four corners, with values within 1e-4 of an integer
@@ -313,8 +319,7 @@ def sample_grid(
 
     All other leading dimensions fold into grid_sample's channels (one index computation per output pixel for
     the whole stack). Integer images are sampled in float32 and rounded (and clamped) back."""
-    if image.ndim < 3:
-        raise ValueError(op + ": expected an image [..., C, H, W] with at least 3 dimensions, got " + str(image.ndim))
+    check_image_rank(image, op)
     channels, height, width = image.shape[-3], image.shape[-2], image.shape[-1]
     if fill is not None and len(fill) > 1 and len(fill) != channels:
         raise ValueError(
@@ -411,8 +416,7 @@ def native_grid_warp(
 ) -> torch.Tensor:
     """uint8 ``image`` ``[..., C, H, W]`` sampled at ``grid`` ``[G, oh, ow, 2]`` by ``jitvision_native::warp_grid_u8``
     (``sample_grid``'s values and layout without the float image)."""
-    if image.ndim < 3:
-        raise ValueError(op + ": expected an image [..., C, H, W] with at least 3 dimensions, got " + str(image.ndim))
+    check_image_rank(image, op)
     channels = image.shape[-3]
     if fill is not None and len(fill) > 1 and len(fill) != channels:
         raise ValueError(
