@@ -16,6 +16,7 @@ import torch
 
 from jitvision import transforms as T
 from jitvision import tv_tensors
+from jitvision.tv_tensors._batch_pytree import sample_leaf
 
 MEAN = [0.485, 0.456, 0.406]
 STD = [0.229, 0.224, 0.225]
@@ -73,8 +74,8 @@ def _time_us(fn: Callable[[], Any], repeats: int = 20) -> float:
 
 
 def _max_diff(actual: Any, expected: Any) -> float:
-    leaves_a = torch.utils._pytree.tree_leaves(actual)
-    leaves_e = torch.utils._pytree.tree_leaves(expected)
+    leaves_a = torch.utils._pytree.tree_leaves(actual, is_leaf=sample_leaf)
+    leaves_e = torch.utils._pytree.tree_leaves(expected, is_leaf=sample_leaf)
     diffs = [
         (a.as_subclass(torch.Tensor).double() - e.as_subclass(torch.Tensor).double()).abs().max().item()
         for a, e in zip(leaves_a, leaves_e, strict=True)

@@ -11,6 +11,8 @@ import PIL.Image
 import torch
 from torch.utils import _pytree as pytree
 
+from jitvision.tv_tensors._batch_pytree import sample_leaf
+
 PASS, FAIL, SKIP, NA = "pass", "fail", "skip", "n/a"
 
 
@@ -42,8 +44,8 @@ def _plain(t: torch.Tensor) -> torch.Tensor:
 def compare(actual: Any, expected: Any, *, types: bool = True, atol: float = 1e-4) -> Optional[str]:
     """None when ``actual`` matches ``expected`` (structure, leaf types if ``types``, shapes, dtypes, values),
     else what differs."""
-    actual_leaves, actual_spec = pytree.tree_flatten(actual)
-    expected_leaves, expected_spec = pytree.tree_flatten(expected)
+    actual_leaves, actual_spec = pytree.tree_flatten(actual, is_leaf=sample_leaf)
+    expected_leaves, expected_spec = pytree.tree_flatten(expected, is_leaf=sample_leaf)
     if len(actual_leaves) != len(expected_leaves) or (types and actual_spec != expected_spec):
         return f"output structure differs: {actual_spec} vs {expected_spec}"
     for a, e in zip(actual_leaves, expected_leaves):
@@ -73,7 +75,7 @@ def compare(actual: Any, expected: Any, *, types: bool = True, atol: float = 1e-
 def fingerprint(out: Any) -> tuple:
     """A hashable summary of an output, to count distinct outputs of a random op."""
     parts: List[Any] = []
-    for leaf in pytree.tree_leaves(out):
+    for leaf in pytree.tree_leaves(out, is_leaf=sample_leaf):
         if isinstance(leaf, torch.Tensor):
             plain = _plain(leaf).detach()
             parts.append((tuple(plain.shape), tuple(plain.double().flatten().tolist())))

@@ -7,6 +7,7 @@ import torch
 from torch import nn
 
 from ..tv_tensors import batch_samples, unbatch_samples
+from ..tv_tensors._batch_pytree import sample_leaf
 from ..tv_tensors._batched import BATCH_TYPES
 from ._fusion import run_float_tail, run_fused
 from ._script_fusion import script_prefix
@@ -54,7 +55,7 @@ def _per_sample_run(transforms: Sequence[Any], position: int) -> Optional[int]:
 def _is_batch_sample(sample: Any) -> bool:
     from torch.utils import _pytree as pytree
 
-    return any(isinstance(leaf, BATCH_TYPES) for leaf in pytree.tree_leaves(sample))
+    return any(isinstance(leaf, BATCH_TYPES) for leaf in pytree.tree_leaves(sample, is_leaf=sample_leaf))
 
 
 @torch.jit.unused

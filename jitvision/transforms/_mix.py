@@ -19,6 +19,7 @@ import torch
 from torch.utils import _pytree as pytree
 
 from ..tv_tensors import BoundingBoxes, Image, KeyPoints, Mask, Video, kind_of, wrap
+from ..tv_tensors._batch_pytree import sample_leaf
 from ._batch import is_batch_leaf
 from ._random import rows_view, uniform
 from ._transform import Transform
@@ -165,7 +166,7 @@ class _MixTransform(Transform):
     @torch.jit.unused
     def _forward_sample(self, sample: Any) -> Any:
         owner = self._owner()
-        flat_inputs, spec = pytree.tree_flatten(sample)
+        flat_inputs, spec = pytree.tree_flatten(sample, is_leaf=sample_leaf)
         for inpt in flat_inputs:
             if isinstance(inpt, PIL.Image.Image) or (
                 isinstance(inpt, torch.Tensor) and kind_of(type(inpt)) in (BoundingBoxes, Mask, KeyPoints)

@@ -14,6 +14,7 @@ import torch
 from torch.utils import _pytree as pytree
 
 from .. import _native, tv_tensors
+from ..tv_tensors._batch_pytree import sample_leaf
 from .functional._dispatch import is_pure_tensor, is_tracing, unwrap
 
 
@@ -137,7 +138,7 @@ def _select(index: torch.Tensor, keys: List[int], branch: Callable[..., Any], op
             out = where_rows(index == key, leaf, out)
         return out
 
-    return pytree.tree_map(pick, results[0], *results[1:])
+    return pytree.tree_map(pick, results[0], *results[1:], is_leaf=sample_leaf)
 
 
 @torch.jit.unused

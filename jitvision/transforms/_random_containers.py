@@ -18,6 +18,7 @@ from torch import nn
 from torch.utils import _pytree as pytree
 
 from ..tv_tensors import BatchedImages, BatchedVideos, batch_samples, unbatch_samples, wrap
+from ..tv_tensors._batch_pytree import sample_leaf
 from ._batch import is_batch_leaf
 from ._container import _PythonStep
 from ._random import draw_coins, switch, uniform
@@ -115,7 +116,7 @@ class _RandomContainer(Transform):
     @torch.jit.unused
     def _run_sample(self, sample: Any) -> Any:
         owner = type(self).__name__
-        leaves = [leaf for leaf in pytree.tree_leaves(sample) if isinstance(leaf, torch.Tensor)]
+        leaves = [leaf for leaf in pytree.tree_leaves(sample, is_leaf=sample_leaf) if isinstance(leaf, torch.Tensor)]
         device = leaves[0].device if leaves else torch.device("cpu")
         if not any(is_batch_leaf(leaf) for leaf in leaves):
             return self._choose(sample, self._draw(0, 0, device), False)

@@ -13,6 +13,7 @@ import torch
 from torch.utils import _pytree as pytree
 
 from ..tv_tensors import BoundingBoxes, KeyPoints, Mask, box_format_from, kind_of, wrap
+from ..tv_tensors._batch_pytree import sample_leaf
 from ._batch import sample_index_of
 from ._transform import Transform
 from ._utils import find_labels
@@ -55,7 +56,7 @@ class _Sanitize(Transform):
     def _forward_sample(self, sample: Any) -> Any:
         owner = type(self).__name__
         labels = self._labels(sample, owner)
-        flat, spec = pytree.tree_flatten(sample)
+        flat, spec = pytree.tree_flatten(sample, is_leaf=sample_leaf)
         reference = next(
             (leaf for leaf in flat if isinstance(leaf, torch.Tensor) and kind_of(type(leaf)) is self._kind), None
         )

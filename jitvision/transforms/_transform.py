@@ -27,6 +27,7 @@ from torch.nn.modules import module as _nn_module
 from torch.utils import _pytree as pytree
 
 from ..tv_tensors import kind_of
+from ..tv_tensors._batch_pytree import sample_leaf
 from ._batch import query_batch_size, rows_of
 from ._random import draw_coins, python_choice, select_rows, uniform, where_rows
 from ._seeding import worker_generator
@@ -174,7 +175,7 @@ class Transform(nn.Module):
                 if out is not None:
                     return out
             return self.transform(sample, self._plain_params(sample))
-        flat_inputs, spec = pytree.tree_flatten(sample)
+        flat_inputs, spec = pytree.tree_flatten(sample, is_leaf=sample_leaf)
         self.check_inputs(flat_inputs)
         needs_transform = self._needs_transform_list(flat_inputs)
         selected = [inpt for inpt, needs in zip(flat_inputs, needs_transform) if needs]

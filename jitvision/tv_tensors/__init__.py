@@ -7,6 +7,7 @@ from typing import Any, Optional
 
 import torch
 
+from ._batch_pytree import register as _register_batch_pytree
 from ._batched import (
     BatchedBoundingBoxes,
     BatchedImages,
@@ -49,6 +50,8 @@ __all__ = [
     "unbatch_samples",
     "set_return_type",
 ]
+
+_register_batch_pytree()  # ragged batch leaves are pytree nodes for torch.export (see _batch_pytree)
 
 _OUR_KINDS: tuple[type, ...] = (Image, Video, Mask, BoundingBoxes, KeyPoints)
 

@@ -100,7 +100,7 @@ class BatchedBoundingBoxes(BoundingBoxes):
         return cls._wrap(boxes.as_subclass(torch.Tensor), **boxes._metadata(), sample_index=index, batch_size=size)
 
     def _metadata(self) -> dict[str, Any]:
-        return {**super()._metadata(), "sample_index": self.sample_index, "batch_size": self.batch_size}
+        return {**BoundingBoxes._metadata(self), "sample_index": self.sample_index, "batch_size": self.batch_size}
 
 
 class BatchedKeyPoints(KeyPoints):
@@ -117,7 +117,13 @@ class BatchedKeyPoints(KeyPoints):
         return cls._wrap(points.as_subclass(torch.Tensor), **points._metadata(), sample_index=index, batch_size=size)
 
     def _metadata(self) -> dict[str, Any]:
-        return {**super()._metadata(), "sample_index": self.sample_index, "batch_size": self.batch_size}
+        return {**KeyPoints._metadata(self), "sample_index": self.sample_index, "batch_size": self.batch_size}
+
+
+def _is_tv_tensor(node: Any) -> bool:
+    from ._tv_tensor import TVTensor
+
+    return isinstance(node, TVTensor)
 
 
 BATCH_TYPES: tuple[type, ...] = (BatchedImages, BatchedVideos, BatchedMasks, BatchedBoundingBoxes, BatchedKeyPoints)
@@ -162,7 +168,7 @@ def batch_samples(samples: list[Any]) -> Any:
 
     if not samples:
         raise ValueError("batch_samples: expected at least one sample")
-    flat = [pytree.tree_flatten(sample) for sample in samples]
+    flat = [pytree.tree_flatten(sample, is_leaf=_is_tv_tensor) for sample in samples]
     spec = flat[0][1]
     if any(s != spec for _, s in flat):
         raise ValueError("batch_samples: every sample must have the same structure")
@@ -194,7 +200,7 @@ def unbatch_samples(batch: Any) -> list[Any]:
     """The per-sample samples of a batch sample made by ``batch_samples`` (or transformed from one)."""
     from torch.utils import _pytree as pytree
 
-    leaves, spec = pytree.tree_flatten(batch, is_leaf=lambda x: isinstance(x, list))
+    leaves, spec = pytree.tree_flatten(batch, is_leaf=lambda x: isinstance(x, list) or _is_tv_tensor(x))
     sizes = set()
     for leaf in leaves:
         if isinstance(leaf, list):
