@@ -6,6 +6,7 @@ import torch
 import jitvision.transforms as T
 from jitvision import tv_tensors
 from jitvision.transforms import _batch
+from jitvision.tv_tensors._batch_pytree import sample_leaf
 from tests.helpers import compile_counted, make_boxes, make_image, make_keypoints, script_roundtrip
 
 MEAN, STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
@@ -57,8 +58,8 @@ def _row(params: dict, i: int) -> dict:
 
 
 def _assert_same(actual, expected, what):
-    a_leaves = torch.utils._pytree.tree_leaves(actual)
-    e_leaves = torch.utils._pytree.tree_leaves(expected)
+    a_leaves = torch.utils._pytree.tree_leaves(actual, is_leaf=sample_leaf)
+    e_leaves = torch.utils._pytree.tree_leaves(expected, is_leaf=sample_leaf)
     assert len(a_leaves) == len(e_leaves), what
     for a, e in zip(a_leaves, e_leaves):
         assert type(a) is type(e), f"{what}: {type(a).__name__} != {type(e).__name__}"
@@ -86,7 +87,7 @@ def test_batch_equals_each_sample_with_its_own_parameters(name, factory, kinds):
     out = factory(torch.Generator().manual_seed(3))(batch)
     # The same draw again, then each sample through the single-sample transform with its row of the parameters.
     reference = factory(torch.Generator().manual_seed(3))
-    flat = torch.utils._pytree.tree_leaves(batch)
+    flat = torch.utils._pytree.tree_leaves(batch, is_leaf=sample_leaf)
     params = reference.make_batch_params([leaf for leaf in flat if isinstance(leaf, torch.Tensor)], len(samples))
     for i, (sample, got) in enumerate(zip(samples, tv_tensors.unbatch_samples(out))):
         row = _row(params, i)
@@ -94,7 +95,7 @@ def test_batch_equals_each_sample_with_its_own_parameters(name, factory, kinds):
         def single(leaf, row=row):
             return leaf if _is_label(leaf) else reference.transform(leaf, row)
 
-        expected = torch.utils._pytree.tree_map_only(torch.Tensor, single, sample)
+        expected = torch.utils._pytree.tree_map_only(torch.Tensor, single, sample, is_leaf=sample_leaf)
         _assert_same(got, expected, f"{name} on {kinds}, sample {i}")
 
 
@@ -301,5 +302,5 @@ def test_batch_samples_round_trip():
     back = tv_tensors.unbatch_samples(tv_tensors.batch_samples(samples))
     for a, b in zip(back, samples):
         _assert_same(a, b, "round trip")
-    leaves = torch.utils._pytree.tree_leaves(tv_tensors.batch_samples(samples))
+    leaves = torch.utils._pytree.tree_leaves(tv_tensors.batch_samples(samples), is_leaf=sample_leaf)
     assert _batch.query_batch_size([leaf for leaf in leaves if not _is_label(leaf)], "x") == 5
