@@ -34,7 +34,6 @@ from ._warp import (
     affine_coefficients,
     affine_coefficients_values,
     affine_grid,
-    affine_matrix,
     affine_matrix_values,
     check_finite,
     check_image_rank,
@@ -103,15 +102,6 @@ def _matrix_entries(matrix: torch.Tensor, dtype: torch.dtype) -> List[torch.Tens
     return [m[:, 0], m[:, 1], m[:, 2], m[:, 3], m[:, 4], m[:, 5]]
 
 
-def exact_float64(values: List[float], device: torch.device) -> torch.Tensor:
-    """``values`` as a float64 tensor, exactly in TorchScript too: there ``torch.tensor(python floats,
-    dtype=torch.float64)`` builds a float32 tensor first (1.1 becomes 1.100000023841858), which moved the scripted
-    box and keypoint matrices ~4e-7 away from eager's (and the hard clamp of rotated boxes amplified it to 1e-3)."""
-    if torch.jit.is_scripting():
-        return torch.stack([torch.scalar_tensor(v, dtype=torch.float64, device=device) for v in values])
-    return torch.tensor(values, dtype=torch.float64, device=device)
-
-
 def points_affine_matrix(
     angle: float,
     translate: List[float],
@@ -120,16 +110,8 @@ def points_affine_matrix(
     center: List[float],
     device: torch.device,
 ) -> torch.Tensor:
-    """The forward ``[2, 3]`` float64 matrix boxes and keypoints are moved by, the same in eager and TorchScript
-    (``scalar_affine_matrix`` without its float32 detour under TorchScript)."""
-    return affine_matrix(
-        exact_float64([angle], device)[0],
-        exact_float64(translate, device),
-        exact_float64([scale], device)[0],
-        exact_float64(shear, device),
-        exact_float64(center, device),
-        False,
-    )
+    """The forward ``[2, 3]`` float64 matrix boxes and keypoints are moved by, the same in eager and TorchScript."""
+    return scalar_affine_matrix(angle, translate, scale, shear, center, False, device)
 
 
 def affine_keypoints_matrix(

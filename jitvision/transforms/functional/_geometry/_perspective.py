@@ -33,6 +33,7 @@ from ._affine import pil_fill
 from ._interpolation import InterpolationMode, check_interpolation, pil_resample_code
 from ._warp import (
     FillType,
+    exact_float64,
     fill_as_list,
     grid_mode,
     native_applies,
@@ -103,7 +104,7 @@ def _coefficients_from_args(
             raise ValueError("perspective: pass either startpoints/endpoints or coefficients, not both")
         if len(coefficients) != 8:
             raise ValueError("perspective: coefficients must hold 8 numbers, got " + str(len(coefficients)))
-        out = torch.tensor(coefficients, dtype=torch.float64, device=device).reshape(1, 8)
+        out = exact_float64(coefficients, device).reshape(1, 8)
         if not torch.jit.is_scripting() and not is_tracing() and not bool(torch.isfinite(out).all()):
             raise ValueError("perspective: coefficients must be finite, got " + str(coefficients))
         return out

@@ -151,6 +151,15 @@ def affine_matrix(
     return torch.stack(rows, dim=-2)
 
 
+def exact_float64(values: List[float], device: torch.device) -> torch.Tensor:
+    """``values`` as a float64 ``[len(values)]`` tensor, exactly in TorchScript too: there ``torch.tensor(python
+    floats, dtype=torch.float64)`` builds a float32 tensor first (1.1 becomes 1.100000023841858), which moved the
+    scripted matrices ~4e-7 away from eager's (the hard clamp of rotated boxes amplified it to 1e-3)."""
+    if torch.jit.is_scripting():
+        return torch.stack([torch.scalar_tensor(v, dtype=torch.float64, device=device) for v in values])
+    return torch.tensor(values, dtype=torch.float64, device=device)
+
+
 def scalar_affine_matrix(
     angle: float,
     translate: List[float],
@@ -160,13 +169,13 @@ def scalar_affine_matrix(
     inverted: bool,
     device: torch.device,
 ) -> torch.Tensor:
-    """``affine_matrix`` of Python numbers, ``[2, 3]`` float64."""
+    """``affine_matrix`` of Python numbers, ``[2, 3]`` float64 (the same bits in eager and TorchScript)."""
     return affine_matrix(
-        torch.tensor(angle, dtype=torch.float64, device=device),
-        torch.tensor(translate, dtype=torch.float64, device=device),
-        torch.tensor(scale, dtype=torch.float64, device=device),
-        torch.tensor(shear, dtype=torch.float64, device=device),
-        torch.tensor(center, dtype=torch.float64, device=device),
+        exact_float64([angle], device)[0],
+        exact_float64(translate, device),
+        exact_float64([scale], device)[0],
+        exact_float64(shear, device),
+        exact_float64(center, device),
         inverted,
     )
 
@@ -244,8 +253,15 @@ def expanded_size(inverse: List[float], width: int, height: int) -> List[int]:
 
 
 def _truncated(value: float) -> float:
-    """``value`` truncated (toward zero) to a multiple of 1e-4."""
-    return float(int(value / 1e-4)) * 1e-4
+    """``value`` truncated (toward zero) to a multiple of 1e-4, as the float nearest that multiple ``k / 10000``:
+    ``17.00003`` gives ``17.0``, and a value that is the float of a multiple stays itself (``0.0048 * 10000`` is
+    ``47.99999999999999``: the multiple above is taken back). A product with the inexact ``1e-4`` left last-bit
+    warts (``48 * 1e-4`` is ``0.0048000000000000004``) and a division by it truncated 0.0021 to 0.002."""
+    multiple = float(int(value * 10000.0))  # int() truncates toward zero
+    step = 1.0 if value > 0.0 else -1.0
+    if (multiple + step) / 10000.0 == value:
+        multiple = multiple + step
+    return multiple / 10000.0
 
 
 def _rows_by_half(matrix: torch.Tensor, height: int, width: int) -> torch.Tensor:

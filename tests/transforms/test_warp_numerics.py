@@ -1,0 +1,81 @@
+"""Numerics of the warp helpers (functional/_geometry/_warp.py): exact float64 parameters in TorchScript, the 1e-4
+truncation of the expanded canvas, and half-precision warps against torchvision."""
+
+import random
+
+import pytest
+import torch
+import torchvision.transforms.v2.functional as TF
+
+import jitvision.transforms.functional as F
+from jitvision.transforms.functional._geometry._warp import _truncated, expanded_size, scalar_affine_matrix
+
+
+def _awkward(rng: random.Random, low: float, high: float) -> float:
+    """A float with many float64 digits (1.1-like: not exact in float32), where the float32 detour shows."""
+    return round(rng.uniform(low, high), 3) + 0.1
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_scripted_affine_matrix_equals_eager_bit_for_bit(seed):
+    rng = random.Random(seed)
+    args = (
+        _awkward(rng, -90, 90),
+        [_awkward(rng, -5, 5), _awkward(rng, -5, 5)],
+        _awkward(rng, 0.5, 1.5),
+        [_awkward(rng, -20, 20), _awkward(rng, -20, 20)],
+        [_awkward(rng, 0, 30), _awkward(rng, 0, 30)],
+    )
+    scripted = torch.jit.script(scalar_affine_matrix)
+    for inverted in (True, False):
+        eager = scalar_affine_matrix(*args, inverted, torch.device("cpu"))
+        assert torch.equal(scripted(*args, inverted, torch.device("cpu")), eager)
+    # The scripted image path (tensor matrix) equals the eager one on float64 images, where float32 rounding of the
+    # parameters would show.
+    image = torch.rand(2, 3, 19, 23, dtype=torch.float64)
+    angle, translate, scale, shear, _ = args
+    scripted_affine = torch.jit.script(F.affine_image)
+    expected = F.affine_image(image, angle, translate, scale, shear, "bilinear", None, None)
+    assert torch.equal(scripted_affine(image, angle, translate, scale, shear, "bilinear", None, None), expected)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_scripted_perspective_coefficients_equal_eager_bit_for_bit(seed):
+    rng = random.Random(seed)
+    coefficients = [
+        _awkward(rng, 0.8, 1.2),
+        _awkward(rng, -0.2, 0.2),
+        _awkward(rng, -3, 3),
+        _awkward(rng, -0.2, 0.2),
+        _awkward(rng, 0.8, 1.2),
+        _awkward(rng, -3, 3),
+        _awkward(rng, -0.01, 0.01) / 100,
+        _awkward(rng, -0.01, 0.01) / 100,
+    ]
+    image = torch.rand(3, 17, 21, dtype=torch.float64)
+    scripted = torch.jit.script(F.perspective_image)
+    expected = F.perspective_image(image, None, None, "bilinear", None, coefficients)
+    assert torch.equal(scripted(image, None, None, "bilinear", None, coefficients), expected)
+
+
+def test_truncated_is_exact_on_the_1e4_grid():
+    rng = random.Random(0)
+    for _ in range(20000):
+        k = rng.randint(-10**7, 10**7)
+        grid = k / 10000.0
+        assert _truncated(grid) == grid
+        # Anything below the next multiple (away from zero) truncates back to this one.
+        excess = rng.uniform(0.0, 0.9e-4)
+        assert _truncated(grid + excess if k >= 0 else grid - excess) == grid
+    assert _truncated(17.00003) == 17.0 and _truncated(0.0048) == 0.0048 and _truncated(-0.0021) == -0.0021
+    assert torch.jit.script(_truncated)(0.0048) == 0.0048
+
+
+@pytest.mark.parametrize("angle", [0.0, 90.0, -90.0, 180.0, 30.0, 45.0, 12.5, -77.3])
+def test_expanded_size_matches_torchvision(angle):
+    for height, width in [(17, 17), (13, 29), (32, 40)]:
+        image = torch.zeros(1, height, width)
+        expected = list(TF.rotate(image, angle, expand=True).shape[-2:])
+        assert list(F.rotate(image, angle, expand=True).shape[-2:]) == expected
+        # the identity's canvas is the image itself
+        assert expanded_size([1.0, 0.0, 0.0, 0.0, 1.0, 0.0], width, height) == [width, height]
