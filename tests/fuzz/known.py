@@ -58,32 +58,11 @@ def within_one_level_by_design(name: str, inpt: Any) -> bool:
     bands = len(inpt.getbands()) if hasattr(inpt, "getbands") else 1
     return isinstance(size, tuple) and len(size) == 2 and size[0] * size[1] * bands < 10_000
 
-_WARPS = ("affine", "rotate", "perspective", "elastic", "elastic_transform")
-
-
-def _half_precision_warp(name: str, inpt: Any) -> bool:
-    """A warp of a float16/bfloat16 image: torchvision builds the sampling grid in the image's dtype (a batched
-    matmul rounded once) and grid_sample unnormalises it in that dtype too, so with 8 (bfloat16) or 11 (float16)
-    significant bits a source coordinate near pixel 100 carries an error of up to ~0.4 px: affine(translate=[0, 1])
-    of a 104x1 bfloat16 image samples output row 100 at 99.23, which becomes the tie 99.5 on the way and rounds to
-    row 100 (the exact source is 99). Our grid (multiply-adds rounded per step) lands an ulp away: nearest picks
-    another neighbour, bilinear another weight (float16, 20x1, translate [0, 1]: 0.0024 apart). Neither side is
-    the exact sample, so values of half-precision warps are arbitrary on both sides to the grid's precision.
-    Reproducing torchvision's rounding (the grid accumulated in float32 and rounded once) would make this rule
-    unnecessary; it belongs in functional/_geometry/_warp.py's affine_grid/perspective_grid."""
-    if name not in _WARPS:
-        return False
-    leaves = [leaf for leaf in pytree.tree_leaves(inpt) if isinstance(leaf, torch.Tensor)]
-    return any(leaf.dtype in (torch.float16, torch.bfloat16) for leaf in leaves)
-
-
 def values_differ_by_design(name: str, context: Dict[str, Any], inpt: Any, theirs: Any) -> bool:
     """True where our values differ from torchvision's on purpose (compared by shape only then)."""
     if _saturates_where_torchvision_wraps(name, context, inpt):
         return True
 
-    if _half_precision_warp(name, inpt):
-        return True
     if name == "get_image_size" and context.get("kind") in ("BoundingBoxes", "KeyPoints"):
         return True  # the canvas size here (its docstring); torchvision gives the coordinate tensor's last two dims
     if name.startswith(("equalize", "RandomEqualize")) and _wraps_in_torchvisions_uint8_step(inpt):

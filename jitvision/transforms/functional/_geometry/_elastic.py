@@ -31,6 +31,7 @@ from ._warp import (
     check_image_rank,
     fill_as_list,
     grid_mode,
+    half_linspace,
     native_grid_applies,
     native_grid_warp,
     sample_grid,
@@ -74,6 +75,9 @@ def _linspace(n: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
     """``torch.linspace((1 - n) / n, (n - 1) / n, n)`` value for value (its float32 arithmetic: a step from the
     float endpoints, the first half counted from the start and the second from the end, fused multiply-adds),
     written with tensor ops: linspace's float endpoints would specialise a symbolic ``n`` under dynamic shapes."""
+    half = half_linspace((1 - n) / n, (n - 1) / n, n, dtype, device)  # float16/bfloat16: linspace's own rounding
+    if half is not None:
+        return half
     index = torch.arange(n, dtype=dtype, device=device)
     start = torch.full([], (1 - n) / n, dtype=dtype, device=device)
     end = torch.full([], (n - 1) / n, dtype=dtype, device=device)

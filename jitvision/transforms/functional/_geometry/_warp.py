@@ -264,9 +264,31 @@ def _truncated(value: float) -> float:
     return multiple / 10000.0
 
 
+def _is_half(dtype: torch.dtype) -> bool:
+    return dtype == torch.float16 or dtype == torch.bfloat16
+
+
+def half_linspace(
+    start: float, end: float, steps: int, dtype: torch.dtype, device: torch.device
+) -> Optional[torch.Tensor]:
+    """``torch.linspace(start, end, steps)`` computed in a float16/bfloat16 ``dtype``, where torchvision builds its
+    perspective and elastic grids so (half linspace rounds each step in the dtype, and its CPU kernel vectorises
+    part of the range: only the op itself gives those values). None for other dtypes, and under torch.compile/export
+    (``is_tracing``), where linspace's float endpoints would specialise a symbolic size under dynamic shapes: the
+    caller then builds the exact values, which differ from half linspace's by an ulp in bfloat16 past 128 pixels
+    (float16: past 1024), so traced half-precision warps of such sizes may differ from eager's by one grid ulp."""
+    if not _is_half(dtype) or is_tracing():
+        return None
+    return torch.linspace(start, end, steps, dtype=dtype, device=device)
+
+
 def _rows_by_half(matrix: torch.Tensor, height: int, width: int) -> torch.Tensor:
     """``[G, 2, 3]`` with the x row divided by ``width / 2`` and the y row by ``height / 2`` (scalar divisions:
-    a tensor of the sizes would specialise symbolic sizes under dynamic shapes)."""
+    a tensor of the sizes would specialise symbolic sizes under dynamic shapes). In float16/bfloat16 the divisors
+    are first rounded to that dtype (``ones * size``), as torchvision divides by a tensor of the sizes in it."""
+    if _is_half(matrix.dtype):
+        one = torch.ones((1,), dtype=matrix.dtype, device=matrix.device)
+        return torch.stack([matrix[:, 0] / (one * (0.5 * width)), matrix[:, 1] / (one * (0.5 * height))], dim=1)
     return torch.stack([matrix[:, 0] / (0.5 * width), matrix[:, 1] / (0.5 * height)], dim=1)
 
 
@@ -294,6 +316,14 @@ def affine_grid(theta: torch.Tensor, height: int, width: int, out_h: int, out_w:
     same float32 values as torchvision's batched matmul of homogeneous pixels, at a fraction of its cost)."""
     dtype, device = theta.dtype, theta.device
     scaled = _rows_by_half(theta, height, width).transpose(1, 2)  # [G, 3, 2]
+    if _is_half(dtype):
+        # float16/bfloat16: the grid as torchvision rounds it, one batched matmul of the homogeneous pixels in the
+        # image's dtype (products accumulated in float32, rounded once); per-step rounding of the multiply-adds
+        # below moved half-precision source coordinates by an ulp (~0.4 px near pixel 100 in bfloat16).
+        xs16 = _centred(out_w, torch.float32, device).to(dtype)
+        ys16 = _centred(out_h, torch.float32, device).to(dtype)
+        base = _homogeneous_pixels(out_h, out_w, xs16, ys16, dtype).expand(theta.shape[0], out_h * out_w, 3)
+        return base.bmm(scaled).reshape(theta.shape[0], out_h, out_w, 2)
     xs = _centred(out_w, dtype, device).reshape(1, 1, -1, 1)
     ys = _centred(out_h, dtype, device).reshape(1, -1, 1, 1)
     groups = theta.shape[0]
@@ -311,8 +341,11 @@ def perspective_grid(coefficients: torch.Tensor, out_h: int, out_w: int, dtype: 
     numerator = coeffs[:, 0:6].reshape(groups, 2, 3)
     ones = torch.ones((groups, 1), dtype=dtype, device=device)
     denominator = torch.cat([coeffs[:, 6:8], ones], dim=1).reshape(groups, 1, 3).expand(groups, 2, 3)
-    xs = torch.arange(out_w, dtype=dtype, device=device) + 0.5
-    ys = torch.arange(out_h, dtype=dtype, device=device) + 0.5
+    xs = half_linspace(0.5, out_w - 0.5, out_w, dtype, device)
+    ys = half_linspace(0.5, out_h - 0.5, out_h, dtype, device)
+    if xs is None or ys is None:
+        xs = torch.arange(out_w, dtype=dtype, device=device) + 0.5
+        ys = torch.arange(out_h, dtype=dtype, device=device) + 0.5
     base = _homogeneous_pixels(out_h, out_w, xs, ys, dtype).expand(groups, out_h * out_w, 3)
     grid = base.bmm(_rows_by_half(numerator, out_h, out_w).transpose(1, 2)) / base.bmm(denominator.transpose(1, 2))
     grid = grid - 1.0
