@@ -79,3 +79,29 @@ def test_expanded_size_matches_torchvision(angle):
         assert list(F.rotate(image, angle, expand=True).shape[-2:]) == expected
         # the identity's canvas is the image itself
         assert expanded_size([1.0, 0.0, 0.0, 0.0, 1.0, 0.0], width, height) == [width, height]
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("seed", range(4))
+def test_half_precision_warps_match_torchvision(dtype, seed):
+    # torchvision builds half-precision grids in the image's dtype; a grid an ulp away picks another neighbour
+    # (nearest: values up to 1 apart) or weight, so equality here means the same grid.
+    rng = random.Random(seed)
+    height, width = rng.randint(100, 160), rng.randint(100, 160)  # past bfloat16's exact 128-pixel linspace
+    image = torch.rand(2, 3, height, width).to(dtype)
+    mode = rng.choice(["nearest", "bilinear"])
+    fill = rng.choice([None, 0.5])
+    affine = dict(angle=rng.uniform(-180, 180), translate=[rng.uniform(-5, 5), rng.uniform(-5, 5)],
+                  scale=rng.uniform(0.7, 1.3), shear=[rng.uniform(-20, 20), rng.uniform(-20, 20)])
+    torch.testing.assert_close(F.affine(image, **affine, interpolation=mode, fill=fill),
+                               TF.affine(image, **affine, interpolation=mode, fill=fill), rtol=0, atol=0)
+    angle, expand = rng.uniform(-180, 180), rng.random() < 0.5
+    torch.testing.assert_close(F.rotate(image, angle, mode, expand, fill=fill),
+                               TF.rotate(image, angle, mode, expand, fill=fill), rtol=0, atol=0)
+    start = [[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]]
+    end = [[x + rng.randint(-6, 6), y + rng.randint(-6, 6)] for x, y in start]
+    torch.testing.assert_close(F.perspective(image, start, end, mode, fill),
+                               TF.perspective(image, start, end, mode, fill), rtol=0, atol=0)
+    displacement = (torch.rand(1, height, width, 2) - 0.5) * 0.1
+    torch.testing.assert_close(F.elastic(image, displacement, mode, fill),
+                               TF.elastic(image, displacement, mode, fill), rtol=0, atol=0)
