@@ -17,9 +17,9 @@ CPU's features at run time.
 JPEG (``csrc/jpeg.cpp``, the op ``jitvision_native::jpeg_u8``) needs libjpeg's header and library (Debian/Ubuntu:
 ``libjpeg-dev`` / ``libjpeg62-turbo-dev``; libjpeg-turbo is what torchvision and OpenCV use). The build checks with a
 one-line test program (compiled and linked with ``-ljpeg`` by the C++ compiler; ``JITVISION_JPEG=0`` skips it); when
-that fails, jpeg.cpp is left out, the library is built without the op, the build says so once, and
-``jitvision._native.JPEG`` is False at run time (``jpeg`` then uses OpenCV's or Pillow's codec, and a Python
-operator under tracing, which a C++ program cannot run). With it, the library links ``libjpeg.so.62`` (a C++
+that fails, jpeg.cpp (and its helper jpeg_ycc.cpp) is left out, the library is built without the op, the build says
+so once, and ``jitvision._native.JPEG`` is False at run time (``jpeg`` then uses OpenCV's or Pillow's codec, and a
+Python operator under tracing, which a C++ program cannot run). With it, the library links ``libjpeg.so.62`` (a C++
 program that loads the library needs it installed too).
 JITVISION_SANITIZE=1 builds the sanitizer variant (ASan + UBSan, aborting on the first report) that `make
 sanitize` builds into build/sanitize and runs the native tests against; never install it.
@@ -39,6 +39,7 @@ VERSION_SUFFIX = ".torch_version"
 
 
 _JPEG_SOURCE = "jitvision/csrc/jpeg.cpp"
+_JPEG_SOURCES = (_JPEG_SOURCE, "jitvision/csrc/jpeg_ycc.cpp")  # left out together (jpeg_ycc.cpp serves jpeg.cpp)
 _JPEG_PROBE = """#include <cstdio>
 #include <jpeglib.h>
 int main() { jpeg_compress_struct c; jpeg_error_mgr e; c.err = jpeg_std_error(&e); jpeg_create_compress(&c);
@@ -82,7 +83,7 @@ def _extensions():
     sources = sorted(glob.glob("jitvision/csrc/*.cpp"))
     jpeg = _JPEG_SOURCE in sources and _libjpeg_found()
     if not jpeg:
-        sources = [source for source in sources if source != _JPEG_SOURCE]
+        sources = [source for source in sources if source not in _JPEG_SOURCES]
     ext = CppExtension(
         LIBRARY,
         sources,

@@ -61,6 +61,36 @@ def test_op_matches_torchvision(seed):
             _close(out.as_subclass(torch.Tensor), _tv(to_torchvision(inpt), quality).as_subclass(torch.Tensor))
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_rgb_raw_path_is_bit_identical_to_torchvision(seed):
+    # RGB goes through libjpeg's raw-data interface with the colour conversion and the 4:2:0 resampling done on
+    # the planes (csrc/jpeg_ycc.cpp): the same pixels as torchvision's encode_jpeg + decode_jpeg, exactly. The
+    # sizes cover the edges: odd and even heights and widths (bottom/right replication, the last MCU), widths of
+    # 1-4 (libjpeg's plain chroma replication instead of the fancy filter), widths around and past the 16-pixel
+    # SIMD steps (their scalar tails), and several MCU rows; noise next to smooth content and saturated colours.
+    rng = random.Random(100 + seed)
+    gen = torch.Generator().manual_seed(100 + seed)
+    sizes = [(rng.randint(1, 3), rng.randint(1, 6)), (rng.randint(1, 40), rng.randint(1, 4)),
+             (rng.randint(17, 70), rng.randint(15, 49)), (rng.randint(31, 97), rng.randint(60, 190))]
+    for h, w in sizes:
+        quality = rng.randint(1, 100)
+        kind = rng.randrange(3)
+        if kind == 0:
+            image = _photo(gen, 3, h, w)
+        elif kind == 1:
+            image = torch.randint(0, 256, (3, h, w), dtype=torch.uint8, generator=gen)
+        else:
+            image = (torch.randint(0, 2, (3, h, w), generator=gen) * 255).to(torch.uint8)
+        out = _op(image, torch.tensor(quality))
+        expected = _tv(image, quality)
+        assert torch.equal(out, expected), (h, w, quality, kind, (out.int() - expected.int()).abs().max())
+    batch = _photo(gen, 3, 45, 77, (3,))
+    qualities = torch.tensor([rng.randint(1, 100) for _ in range(3)])
+    out = _op(batch, qualities)
+    for m in range(3):
+        assert torch.equal(out[m], _tv(batch[m], int(qualities[m])))
+
+
 def test_output_larger_than_the_first_buffer():
     # uniform noise at quality 100 compresses to more than the buffer the op starts with (a quarter of the raw
     # size + 4 KiB): the destination grows by realloc while libjpeg writes

@@ -3,18 +3,22 @@
 // (4:2:0 chroma subsampling for RGB, the integer "slow" DCT, no entropy optimisation), jpeg_set_quality(q, TRUE)
 // (baseline tables), RGB or grayscale in, the decoder's defaults out (fancy upsampling, the same DCT).
 //
-// - Layout: the input stays CHW. Encoding interleaves a block of rows at a time into a small scanline buffer, and
-//   decoding de-interleaves each block of decoded rows straight into the output planes (no whole-image transposes,
-//   no HWC copy). One-channel images are handed to libjpeg row by row with no copy at all.
+// - Layout: the input stays CHW. RGB images go through libjpeg's raw-data interface (raw_data_in / raw_data_out):
+//   the RGB <-> YCbCr conversion and the 4:2:0 down/upsampling that libjpeg would do on interleaved pixels are done
+//   here on the planes (jpeg_ycc.cpp, in libjpeg-turbo's integer arithmetic, so the pixels are libjpeg's: the tests
+//   compare with torchvision bit for bit), so no pixel is ever interleaved. One-channel images are handed to libjpeg
+//   row by row with no copy at all.
 // - quality: an integer tensor of one value, or one per block of consecutive images of the flattened batch
 //   (numel R with N % R == 0: image m uses quality[m / (N / R)]), read here, so a drawn quality stays live in a
 //   traced graph. 1..100 (ValueError otherwise).
 // - Errors: libjpeg reports errors by calling error_exit, which must not return; ours longjmps back to the one
 //   function that called setjmp. That function (run_codec) and everything the jump crosses hold only POD state
 //   (the codec structs, plain pointers, ints): no C++ object with a destructor lives in a frame the jump skips.
-//   After it returns false, the caller (ordinary C++) turns the message into a TORCH_CHECK; the compress and
-//   decompress structs and the malloc'd buffers are owned by a guard that destroys/frees them on every path.
-// - A batch is split across torch's intra-op threads (at::parallel_for), one codec per chunk of images.
+//   After it returns false, the caller (ordinary C++) turns the message into a TORCH_CHECK. An error leaves the
+//   structs idle (jpeg_abort_*), so they stay usable.
+// - Each thread keeps one codec (the compress and decompress structs and the buffers, grown as needed) for all its
+//   calls (thread_local, destroyed at thread exit): no per-call set-up, allocation or page faults.
+// - A batch is split across torch's intra-op threads (at::parallel_for), one codec per thread.
 // This file is compiled only when setup.py finds jpeglib.h and libjpeg (see setup.py's docstring).
 
 #include <csetjmp>
@@ -25,18 +29,19 @@
 
 #include <jpeglib.h>
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
+#include <algorithm>
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <torch/library.h>
 
+#include "jpeg_ycc.h"
+
 namespace jitvision_native {
 namespace {
 
-constexpr int kBlockRows = 16;  // rows interleaved / decoded per libjpeg call
+constexpr size_t kKeptBytes = size_t{16} << 20;  // buffers up to this size stay with the thread between calls
+constexpr int kMcuRows = 16;  // rows of an iMCU row at 4:2:0 (the rows a raw-data call takes); gray: rows per call
 
 struct ErrorManager {
   jpeg_error_mgr pub;
@@ -44,7 +49,7 @@ struct ErrorManager {
   char message[JMSG_LENGTH_MAX];
 };
 
-// The destination: a malloc'd buffer that grows by realloc (kept across the images of a chunk).
+// The destination: a malloc'd buffer that grows by realloc (kept across calls).
 struct Destination {
   jpeg_destination_mgr pub;
   JOCTET* buffer;
@@ -52,14 +57,16 @@ struct Destination {
   size_t used;
 };
 
-// Everything the codec touches: plain data only (memset to zero, freed by CodecGuard).
+// Everything the codec touches: plain data only (zeroed by calloc, freed by CodecGuard).
 struct Codec {
+  bool created;  // the libjpeg structs exist
   jpeg_compress_struct enc;
   jpeg_decompress_struct dec;
   ErrorManager error;
   Destination dest;
-  JSAMPLE* rows;  // kBlockRows interleaved scanlines
-  JSAMPROW row_pointers[kBlockRows];
+  uint8_t* work;  // the raw-data planes and rows (sized by work_bytes)
+  size_t work_capacity;
+  JSAMPROW rows[3][kMcuRows];  // row pointers: Y (or gray), Cb, Cr
 };
 
 extern "C" {
@@ -105,107 +112,6 @@ static void dest_term(j_compress_ptr cinfo) {
 
 }  // extern "C"
 
-// RGB planes <-> interleaved RGB rows. SSSE3 byte shuffles, 16 pixels (48 bytes) a step, where the CPU has them
-// (checked at run time: the library stays plain x86-64); the scalar loops do the rest and the other CPUs.
-void interleave3_scalar(const uint8_t* __restrict__ r, const uint8_t* __restrict__ g, const uint8_t* __restrict__ b,
-                        uint8_t* __restrict__ out, int64_t begin, int64_t count) {
-  for (int64_t x = begin; x < count; ++x) {
-    out[3 * x] = r[x];
-    out[3 * x + 1] = g[x];
-    out[3 * x + 2] = b[x];
-  }
-}
-
-void deinterleave3_scalar(const uint8_t* __restrict__ in, uint8_t* __restrict__ r, uint8_t* __restrict__ g,
-                          uint8_t* __restrict__ b, int64_t begin, int64_t count) {
-  for (int64_t x = begin; x < count; ++x) {
-    r[x] = in[3 * x];
-    g[x] = in[3 * x + 1];
-    b[x] = in[3 * x + 2];
-  }
-}
-
-#if defined(__x86_64__)
-// Shuffle masks: byte i of the result takes byte mask[i] of the source (-1: zero).
-// Planes from 48 interleaved bytes (a0 | a1 | a2): plane c, part k takes bytes 3j + c that fall in a_k.
-alignas(16) static const int8_t kSplit[3][3][16] = {
-    {{0, 3, 6, 9, 12, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
-     {-1, -1, -1, -1, -1, -1, 2, 5, 8, 11, 14, -1, -1, -1, -1, -1},
-     {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, 4, 7, 10, 13}},
-    {{1, 4, 7, 10, 13, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
-     {-1, -1, -1, -1, -1, 0, 3, 6, 9, 12, 15, -1, -1, -1, -1, -1},
-     {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, 5, 8, 11, 14}},
-    {{2, 5, 8, 11, 14, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
-     {-1, -1, -1, -1, -1, 1, 4, 7, 10, 13, -1, -1, -1, -1, -1, -1},
-     {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 3, 6, 9, 12, 15}},
-};
-// Interleaved part k (bytes 16k..16k+15) from plane c: byte i is plane[(16k + i) / 3] where (16k + i) % 3 == c.
-alignas(16) static const int8_t kMerge[3][3][16] = {
-    {{0, -1, -1, 1, -1, -1, 2, -1, -1, 3, -1, -1, 4, -1, -1, 5},
-     {-1, 0, -1, -1, 1, -1, -1, 2, -1, -1, 3, -1, -1, 4, -1, -1},
-     {-1, -1, 0, -1, -1, 1, -1, -1, 2, -1, -1, 3, -1, -1, 4, -1}},
-    {{-1, -1, 6, -1, -1, 7, -1, -1, 8, -1, -1, 9, -1, -1, 10, -1},
-     {5, -1, -1, 6, -1, -1, 7, -1, -1, 8, -1, -1, 9, -1, -1, 10},
-     {-1, 5, -1, -1, 6, -1, -1, 7, -1, -1, 8, -1, -1, 9, -1, -1}},
-    {{-1, 11, -1, -1, 12, -1, -1, 13, -1, -1, 14, -1, -1, 15, -1, -1},
-     {-1, -1, 11, -1, -1, 12, -1, -1, 13, -1, -1, 14, -1, -1, 15, -1},
-     {10, -1, -1, 11, -1, -1, 12, -1, -1, 13, -1, -1, 14, -1, -1, 15}},
-};
-
-__attribute__((target("ssse3"))) void deinterleave3_ssse3(const uint8_t* in, uint8_t* r, uint8_t* g, uint8_t* b,
-                                                           int64_t count) {
-  uint8_t* planes[3] = {r, g, b};
-  int64_t x = 0;
-  for (; x + 16 <= count; x += 16) {
-    __m128i a[3];
-    for (int k = 0; k < 3; ++k) a[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + 3 * x + 16 * k));
-    for (int c = 0; c < 3; ++c) {
-      __m128i v = _mm_shuffle_epi8(a[0], _mm_load_si128(reinterpret_cast<const __m128i*>(kSplit[c][0])));
-      v = _mm_or_si128(v, _mm_shuffle_epi8(a[1], _mm_load_si128(reinterpret_cast<const __m128i*>(kSplit[c][1]))));
-      v = _mm_or_si128(v, _mm_shuffle_epi8(a[2], _mm_load_si128(reinterpret_cast<const __m128i*>(kSplit[c][2]))));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(planes[c] + x), v);
-    }
-  }
-  deinterleave3_scalar(in, r, g, b, x, count);
-}
-
-__attribute__((target("ssse3"))) void interleave3_ssse3(const uint8_t* r, const uint8_t* g, const uint8_t* b,
-                                                         uint8_t* out, int64_t count) {
-  int64_t x = 0;
-  for (; x + 16 <= count; x += 16) {
-    const __m128i p[3] = {_mm_loadu_si128(reinterpret_cast<const __m128i*>(r + x)),
-                          _mm_loadu_si128(reinterpret_cast<const __m128i*>(g + x)),
-                          _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + x))};
-    for (int k = 0; k < 3; ++k) {
-      __m128i v = _mm_shuffle_epi8(p[0], _mm_load_si128(reinterpret_cast<const __m128i*>(kMerge[k][0])));
-      v = _mm_or_si128(v, _mm_shuffle_epi8(p[1], _mm_load_si128(reinterpret_cast<const __m128i*>(kMerge[k][1]))));
-      v = _mm_or_si128(v, _mm_shuffle_epi8(p[2], _mm_load_si128(reinterpret_cast<const __m128i*>(kMerge[k][2]))));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 3 * x + 16 * k), v);
-    }
-  }
-  interleave3_scalar(r, g, b, out, x, count);
-}
-
-bool has_ssse3() {
-  static const bool value = __builtin_cpu_supports("ssse3");
-  return value;
-}
-#endif
-
-void interleave3(const uint8_t* r, const uint8_t* g, const uint8_t* b, uint8_t* out, int64_t count) {
-#if defined(__x86_64__)
-  if (has_ssse3()) return interleave3_ssse3(r, g, b, out, count);
-#endif
-  interleave3_scalar(r, g, b, out, 0, count);
-}
-
-void deinterleave3(const uint8_t* in, uint8_t* r, uint8_t* g, uint8_t* b, int64_t count) {
-#if defined(__x86_64__)
-  if (has_ssse3()) return deinterleave3_ssse3(in, r, g, b, count);
-#endif
-  deinterleave3_scalar(in, r, g, b, 0, count);
-}
-
 // Create the compress and decompress structs. False (with codec->error.message) if libjpeg failed.
 bool create_codec(Codec* codec) {
   codec->enc.err = jpeg_std_error(&codec->error.pub);
@@ -213,6 +119,8 @@ bool create_codec(Codec* codec) {
   codec->error.pub.error_exit = on_error;
   codec->error.pub.output_message = on_output_message;
   if (setjmp(codec->error.jump)) {
+    jpeg_destroy_compress(&codec->enc);  // safe on a struct whose creation failed or never ran (mem == NULL)
+    jpeg_destroy_decompress(&codec->dec);
     return false;
   }
   jpeg_create_compress(&codec->enc);
@@ -221,76 +129,195 @@ bool create_codec(Codec* codec) {
   codec->dest.pub.empty_output_buffer = dest_empty;
   codec->dest.pub.term_destination = dest_term;
   codec->enc.dest = &codec->dest.pub;
+  codec->created = true;
+  return true;
+}
+
+// The sizes of the raw-data buffers for an RGB image of height x width at 4:2:0, as libjpeg lays the components out:
+// Y is ceil(W / 8) blocks wide, Cb and Cr ceil(W / 16) blocks (chroma_stride samples), in iMCU rows of 16 / 8 rows.
+struct RawLayout {
+  int64_t luma_stride, chroma_stride, mcu_rows, encode_bytes, decode_bytes;
+};
+
+RawLayout raw_layout(int64_t height, int64_t width) {
+  RawLayout l;
+  l.luma_stride = (width + 7) / 8 * 8;
+  l.chroma_stride = (width + 15) / 16 * 8;
+  l.mcu_rows = (height + kMcuRows - 1) / kMcuRows;
+  // encode: 16 Y rows padded to the chroma's 2x2 pairs (2 * chroma_stride >= luma_stride), 8 rows of Cb and of Cr
+  l.encode_bytes = kMcuRows * 2 * l.chroma_stride + kMcuRows * l.chroma_stride;
+  // decode: the whole Y, Cb and Cr planes, a full-resolution row of Cb and of Cr (widths up to 4), the int16
+  // column sums of the fancy upsampling (+ alignment)
+  const int64_t chroma_width = (width + 1) / 2;
+  l.decode_bytes =
+      l.mcu_rows * kMcuRows * (l.luma_stride + l.chroma_stride) + 2 * width + 2 * (2 * chroma_width + 4) + 2;
+  return l;
+}
+
+// Encode the RGB planes at `src` with libjpeg's raw-data interface: per iMCU row, 16 rows to Y, Cb and Cr here, two
+// rows at a time (libjpeg's bottom-edge rule: rows below the image repeat the last row, chroma rows below the
+// image's ceil(H / 2) repeat the last chroma row), then jpeg_write_raw_data. Runs inside run_codec's setjmp.
+void encode_rgb_raw(Codec* codec, const uint8_t* src, int height, int width, const RawLayout& l) {
+  namespace ycc = jpeg_ycc;
+  jpeg_compress_struct* enc = &codec->enc;
+  const int64_t plane = static_cast<int64_t>(height) * width;
+  const int chroma_stride = static_cast<int>(l.chroma_stride);
+  const int chroma_height = (height + 1) / 2;
+  uint8_t* y_rows = codec->work;                              // 16 Y rows of 2 * chroma_stride samples
+  uint8_t* chroma = y_rows + kMcuRows * 2 * l.chroma_stride;  // 8 Cb rows, then 8 Cr rows
+  JSAMPROW* ry = codec->rows[0];
+  JSAMPROW* rb = codec->rows[1];
+  JSAMPROW* rr = codec->rows[2];
+  for (int i = 0; i < kMcuRows; ++i) ry[i] = y_rows + i * 2 * l.chroma_stride;
+  for (int j = 0; j < kMcuRows / 2; ++j) {
+    rb[j] = chroma + j * l.chroma_stride;
+    rr[j] = chroma + (kMcuRows / 2 + j) * l.chroma_stride;
+  }
+  JSAMPARRAY planes[3] = {ry, rb, rr};
+  while (enc->next_scanline < enc->image_height) {
+    const int y0 = static_cast<int>(enc->next_scanline);
+    for (int j = 0; j < kMcuRows / 2; ++j) {
+      const int64_t top = static_cast<int64_t>(y0 + 2 * j < height ? y0 + 2 * j : height - 1) * width;
+      const int64_t below = static_cast<int64_t>(y0 + 2 * j + 1 < height ? y0 + 2 * j + 1 : height - 1) * width;
+      const ycc::Rows2 rows{src + top,   src + plane + top,   src + 2 * plane + top,
+                            src + below, src + plane + below, src + 2 * plane + below};
+      ycc::rgb_to_ycc_h2v2(rows, width, chroma_stride, ry[2 * j], ry[2 * j + 1], rb[j], rr[j]);
+      if (y0 / 2 + j >= chroma_height) {  // j >= 1 here: the iMCU row starts inside the image
+        memcpy(rb[j], rb[j - 1], chroma_stride);
+        memcpy(rr[j], rr[j - 1], chroma_stride);
+      }
+    }
+    jpeg_write_raw_data(enc, planes, kMcuRows);
+  }
+}
+
+// Decode (after jpeg_start_decompress with raw_data_out) into the RGB planes at `dst`: the whole Y, Cb and Cr planes
+// first (the chroma upsampling needs the chroma row below), then per output row libjpeg's fancy h2v2 upsampling
+// (the row above or below repeats at the image's edges) and the YCbCr -> RGB conversion. False (message set) if the
+// stream is not the 4:2:0 YCbCr one this op wrote. Runs inside run_codec's setjmp.
+bool decode_rgb_raw(Codec* codec, uint8_t* dst, int height, int width, const RawLayout& l) {
+  namespace ycc = jpeg_ycc;
+  jpeg_decompress_struct* dec = &codec->dec;
+  const jpeg_component_info* comp = dec->comp_info;
+  if (dec->num_components != 3 || dec->jpeg_color_space != JCS_YCbCr || comp[0].h_samp_factor != 2 ||
+      comp[0].v_samp_factor != 2 || comp[1].h_samp_factor != 1 || comp[1].v_samp_factor != 1 ||
+      comp[2].h_samp_factor != 1 || comp[2].v_samp_factor != 1 ||
+      static_cast<int64_t>(comp[0].width_in_blocks) * 8 != l.luma_stride ||
+      static_cast<int64_t>(comp[1].width_in_blocks) * 8 != l.chroma_stride ||
+      static_cast<int64_t>(dec->total_iMCU_rows) != l.mcu_rows) {
+    snprintf(codec->error.message, sizeof(codec->error.message), "the decoder's layout is not the encoded 4:2:0 one");
+    return false;
+  }
+  const int64_t plane = static_cast<int64_t>(height) * width;
+  const int64_t rows = l.mcu_rows * kMcuRows;
+  uint8_t* luma = codec->work;
+  uint8_t* cb_plane = luma + rows * l.luma_stride;
+  uint8_t* cr_plane = cb_plane + rows / 2 * l.chroma_stride;
+  uint8_t* cb_row = cr_plane + rows / 2 * l.chroma_stride;
+  uint8_t* cr_row = cb_row + width;
+  int16_t* sums = reinterpret_cast<int16_t*>((reinterpret_cast<uintptr_t>(cr_row + width) + 1) & ~uintptr_t{1});
+  JSAMPROW* ry = codec->rows[0];
+  JSAMPROW* rb = codec->rows[1];
+  JSAMPROW* rr = codec->rows[2];
+  JSAMPARRAY planes[3] = {ry, rb, rr};
+  while (dec->output_scanline < dec->output_height) {
+    const int64_t y0 = dec->output_scanline;
+    for (int i = 0; i < kMcuRows; ++i) ry[i] = luma + (y0 + i) * l.luma_stride;
+    for (int j = 0; j < kMcuRows / 2; ++j) {
+      rb[j] = cb_plane + (y0 / 2 + j) * l.chroma_stride;
+      rr[j] = cr_plane + (y0 / 2 + j) * l.chroma_stride;
+    }
+    jpeg_read_raw_data(dec, planes, kMcuRows);
+  }
+  const int chroma_width = (width + 1) / 2, chroma_height = (height + 1) / 2;
+  for (int y = 0; y < height; ++y) {
+    const int cy = y / 2;
+    // the chroma row nearest the output row's centre after the one it falls in (above for even rows)
+    const int other = (y & 1) ? (cy + 1 < chroma_height ? cy + 1 : cy) : (cy > 0 ? cy - 1 : 0);
+    const uint8_t* cb_near = cb_plane + cy * l.chroma_stride;
+    const uint8_t* cr_near = cr_plane + cy * l.chroma_stride;
+    const int64_t offset = static_cast<int64_t>(y) * width;
+    uint8_t* r = dst + offset;
+    if (chroma_width > 2) {
+      ycc::ycc_to_rgb_fancy_row(luma + y * l.luma_stride, cb_near, cb_plane + other * l.chroma_stride, cr_near,
+                                cr_plane + other * l.chroma_stride, chroma_width, width, r, r + plane,
+                                r + 2 * plane, sums);
+    } else {  // libjpeg replicates chroma rows of 1 or 2 samples (no fancy upsampling)
+      for (int x = 0; x < width; ++x) {
+        cb_row[x] = cb_near[x / 2];
+        cr_row[x] = cr_near[x / 2];
+      }
+      ycc::ycc_to_rgb_row(luma + y * l.luma_stride, cb_row, cr_row, width, r, r + plane, r + 2 * plane);
+    }
+  }
   return true;
 }
 
 // Encode the planes at `src` (C planes of H x W, contiguous) with `quality` and decode into `dst` (same layout).
-// The only function that calls setjmp for the round trip: POD state only. False if libjpeg failed.
+// The only function that calls setjmp for the round trip: POD state only. False if libjpeg failed. codec->work
+// holds raw_layout(height, width)'s bytes (RGB).
 bool run_codec(Codec* codec, const uint8_t* src, uint8_t* dst, int channels, int height, int width, int quality) {
   if (setjmp(codec->error.jump)) {
-    jpeg_abort_compress(&codec->enc);  // back to the idle state (frees per-image memory), so the guard can destroy
+    jpeg_abort_compress(&codec->enc);  // back to the idle state (frees per-image memory): reusable, destroyable
     jpeg_abort_decompress(&codec->dec);
     return false;
   }
-  const int64_t plane = static_cast<int64_t>(height) * width;
+  const RawLayout layout = raw_layout(height, width);
   jpeg_compress_struct* enc = &codec->enc;
   enc->image_width = static_cast<JDIMENSION>(width);
   enc->image_height = static_cast<JDIMENSION>(height);
   enc->input_components = channels;
   enc->in_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
-  jpeg_set_defaults(enc);
+  jpeg_set_defaults(enc);  // RGB: YCbCr, 4:2:0
   jpeg_set_quality(enc, quality, TRUE);
+  enc->raw_data_in = channels == 3 ? TRUE : FALSE;
   jpeg_start_compress(enc, TRUE);
-  while (enc->next_scanline < enc->image_height) {
-    const int y = static_cast<int>(enc->next_scanline);
-    const int n = height - y < kBlockRows ? height - y : kBlockRows;
-    for (int i = 0; i < n; ++i) {
-      const int64_t offset = static_cast<int64_t>(y + i) * width;
-      if (channels == 1) {
-        codec->row_pointers[i] = const_cast<JSAMPLE*>(src + offset);  // libjpeg only reads it
-      } else {
-        JSAMPLE* row = codec->rows + static_cast<int64_t>(i) * width * 3;
-        interleave3(src + offset, src + plane + offset, src + 2 * plane + offset, row, width);
-        codec->row_pointers[i] = row;
+  if (channels == 3) {
+    encode_rgb_raw(codec, src, height, width, layout);
+  } else {
+    while (enc->next_scanline < enc->image_height) {
+      const int y = static_cast<int>(enc->next_scanline);
+      const int n = height - y < kMcuRows ? height - y : kMcuRows;
+      for (int i = 0; i < n; ++i) {
+        codec->rows[0][i] = const_cast<JSAMPLE*>(src + static_cast<int64_t>(y + i) * width);  // only read
       }
+      jpeg_write_scanlines(enc, codec->rows[0], static_cast<JDIMENSION>(n));
     }
-    jpeg_write_scanlines(enc, codec->row_pointers, static_cast<JDIMENSION>(n));
   }
   jpeg_finish_compress(enc);
 
   jpeg_decompress_struct* dec = &codec->dec;
   jpeg_mem_src(dec, codec->dest.buffer, static_cast<unsigned long>(codec->dest.used));
   jpeg_read_header(dec, TRUE);
+  dec->raw_data_out = channels == 3 ? TRUE : FALSE;
   jpeg_start_decompress(dec);
   if (dec->output_width != static_cast<JDIMENSION>(width) ||
-      dec->output_height != static_cast<JDIMENSION>(height) || dec->output_components != channels) {
+      dec->output_height != static_cast<JDIMENSION>(height) || dec->num_components != channels) {
     snprintf(codec->error.message, sizeof(codec->error.message),
-             "the decoded image is %dx%ux%u, the encoded one %dx%dx%d", dec->output_components, dec->output_height,
+             "the decoded image is %dx%ux%u, the encoded one %dx%dx%d", dec->num_components, dec->output_height,
              dec->output_width, channels, height, width);
     jpeg_abort_decompress(dec);
     return false;
   }
-  while (dec->output_scanline < dec->output_height) {
-    const int y = static_cast<int>(dec->output_scanline);
-    const int want = height - y < kBlockRows ? height - y : kBlockRows;
-    for (int i = 0; i < want; ++i) {
-      codec->row_pointers[i] = channels == 1 ? dst + static_cast<int64_t>(y + i) * width
-                                             : codec->rows + static_cast<int64_t>(i) * width * 3;
+  if (channels == 3) {
+    if (!decode_rgb_raw(codec, dst, height, width, layout)) {
+      jpeg_abort_decompress(dec);
+      return false;
     }
-    const int got = static_cast<int>(jpeg_read_scanlines(dec, codec->row_pointers, static_cast<JDIMENSION>(want)));
-    if (channels == 3) {
-      for (int i = 0; i < got; ++i) {
-        const int64_t offset = static_cast<int64_t>(y + i) * width;
-        deinterleave3(codec->rows + static_cast<int64_t>(i) * width * 3, dst + offset, dst + plane + offset,
-                      dst + 2 * plane + offset, width);
-      }
+  } else {
+    while (dec->output_scanline < dec->output_height) {
+      const int y = static_cast<int>(dec->output_scanline);
+      const int want = height - y < kMcuRows ? height - y : kMcuRows;
+      for (int i = 0; i < want; ++i) codec->rows[0][i] = dst + static_cast<int64_t>(y + i) * width;
+      jpeg_read_scanlines(dec, codec->rows[0], static_cast<JDIMENSION>(want));
     }
   }
   jpeg_finish_decompress(dec);
   return true;
 }
 
-// Owns a Codec (and its buffers) for the C++ side: destroys the libjpeg structs and frees on every path.
+// Owns a Codec (and its buffers) for the C++ side: destroys the libjpeg structs and frees them when the owning
+// thread ends (one per thread, see codec_for_this_thread).
 class CodecGuard {
  public:
   CodecGuard() : codec_(static_cast<Codec*>(calloc(1, sizeof(Codec)))) {}
@@ -299,7 +326,7 @@ class CodecGuard {
     jpeg_destroy_compress(&codec_->enc);  // safe on a struct whose creation failed or never ran (mem == NULL)
     jpeg_destroy_decompress(&codec_->dec);
     free(codec_->dest.buffer);
-    free(codec_->rows);
+    free(codec_->work);
     free(codec_);
   }
   CodecGuard(const CodecGuard&) = delete;
@@ -310,21 +337,49 @@ class CodecGuard {
   Codec* codec_;
 };
 
-void roundtrip_range(const uint8_t* src, uint8_t* dst, const int64_t* qualities, int64_t per_quality,
-                     int64_t begin, int64_t end, int channels, int height, int width) {
-  CodecGuard guard;
+// This thread's codec, created on first use; its buffers hold at least `dest_bytes` and `work_bytes`.
+Codec* codec_for_this_thread(size_t dest_bytes, size_t work_bytes) {
+  thread_local CodecGuard guard;
   Codec* codec = guard.get();
   TORCH_CHECK(codec != nullptr, "jpeg: out of memory");
-  codec->dest.capacity = static_cast<size_t>(height) * width * channels / 4 + 4096;
-  codec->dest.buffer = static_cast<JOCTET*>(malloc(codec->dest.capacity));
-  codec->rows = static_cast<JSAMPLE*>(malloc(static_cast<size_t>(kBlockRows) * width * 3));
-  TORCH_CHECK(codec->dest.buffer != nullptr && codec->rows != nullptr, "jpeg: out of memory");
-  TORCH_CHECK(create_codec(codec), "jpeg: libjpeg failed: ", codec->error.message);
+  if (!codec->created) {
+    const bool ok = create_codec(codec);
+    TORCH_CHECK(ok, "jpeg: libjpeg failed: ", codec->error.message);
+  }
+  if (codec->dest.capacity < dest_bytes) {
+    free(codec->dest.buffer);
+    codec->dest.buffer = static_cast<JOCTET*>(malloc(dest_bytes));
+    codec->dest.capacity = codec->dest.buffer == nullptr ? 0 : dest_bytes;
+  }
+  if (codec->work_capacity < work_bytes) {
+    free(codec->work);
+    codec->work = static_cast<uint8_t*>(malloc(work_bytes));
+    codec->work_capacity = codec->work == nullptr ? 0 : work_bytes;
+  }
+  TORCH_CHECK(codec->dest.buffer != nullptr && (work_bytes == 0 || codec->work != nullptr), "jpeg: out of memory");
+  return codec;
+}
+
+void roundtrip_range(const uint8_t* src, uint8_t* dst, const int64_t* qualities, int64_t per_quality,
+                     int64_t begin, int64_t end, int channels, int height, int width) {
+  const RawLayout layout = raw_layout(height, width);
+  const size_t work = channels == 3 ? static_cast<size_t>(std::max(layout.encode_bytes, layout.decode_bytes)) : 0;
+  Codec* codec = codec_for_this_thread(static_cast<size_t>(height) * width * channels / 4 + 4096, work);
   const int64_t image_size = static_cast<int64_t>(channels) * height * width;
   for (int64_t m = begin; m < end; ++m) {
     const int quality = static_cast<int>(qualities[m / per_quality]);
     const bool ok = run_codec(codec, src + m * image_size, dst + m * image_size, channels, height, width, quality);
     TORCH_CHECK(ok, "jpeg: libjpeg failed: ", codec->error.message);
+  }
+  if (codec->work_capacity > kKeptBytes) {  // a large image's buffers are not kept for the thread's lifetime
+    free(codec->work);
+    codec->work = nullptr;
+    codec->work_capacity = 0;
+  }
+  if (codec->dest.capacity > kKeptBytes) {
+    free(codec->dest.buffer);
+    codec->dest.buffer = nullptr;
+    codec->dest.capacity = 0;
   }
 }
 

@@ -3,7 +3,9 @@
 With the native library built against libjpeg (``_native.JPEG``, see setup.py) every mode runs the C++ operator
 ``jitvision_native::jpeg_u8(Tensor images, Tensor quality)`` (csrc/jpeg.cpp): libjpeg(-turbo) with torchvision's
 ``encode_jpeg``/``decode_jpeg`` settings (4:2:0 chroma subsampling, the integer DCT, baseline tables scaled by
-``quality``, grayscale for one channel), read from and written to the CHW planes a block of rows at a time. In
+``quality``, grayscale for one channel). RGB images go through libjpeg's raw-data interface: the colour conversion
+and the 4:2:0 chroma resampling are done on the CHW planes in libjpeg-turbo's own integer arithmetic (the pixels are
+libjpeg's, bit for bit), so no pixel is interleaved; grayscale rows go to libjpeg as they are. In
 eager mode it is called directly; under torch.compile and torch.export it is one graph node whose quality is a
 tensor (so ``JPEG((lo, hi))`` stays random, per call or per sample of a batch); a scripted ``jpeg`` calls it too,
 so a scripted or exported JPEG runs in a C++ program that loaded the native library (no Python).
