@@ -385,3 +385,18 @@ if AUGMENT:
     @torch.library.register_fake("jitvision_native::augment_step_u8")
     def _augment_step_u8_fake(image, ops, magnitudes, mode, fill=None):
         return torch.empty_like(image, memory_format=torch.contiguous_format)
+
+# ---- augment_random_u8 (csrc/augment.cpp): a policy's draw and steps in one call ---------------------------------
+# (AutoAugment, RandAugment, TrivialAugmentWide on a uint8 CPU image; absent from an older library, in which case
+# the policies draw in Python and call augment_step_u8)
+AUGMENT_RANDOM = AUGMENT and hasattr(torch.ops.jitvision_native, "augment_random_u8")
+
+if AUGMENT_RANDOM:
+
+    @torch.library.register_fake("jitvision_native::augment_random_u8")
+    def _augment_random_u8_fake(image, kind, num_ops, magnitude, space, table, translate, probs, mode, fill=None,
+                                rows=False, generator=None):
+        steps = 2 if kind == 0 else (num_ops if kind == 1 else 1)
+        shape = (image.shape[0], steps) if rows else (steps,)
+        out = torch.empty_like(image, memory_format=torch.contiguous_format)
+        return out, image.new_empty(shape, dtype=torch.int64), image.new_empty(shape, dtype=torch.float64)
