@@ -309,8 +309,9 @@ at::Tensor augment_step_u8(const at::Tensor& image, const at::Tensor& ops, const
 // - kind 1 RandAugment: `space` the candidate op ids, K = num_ops steps at bin `magnitude`, 2 uniforms a step
 //   (operation, sign);
 // - kind 2 TrivialAugmentWide: `space` the candidate op ids, K = 1, 3 uniforms (operation, bin, sign).
-// `table` is the [15, bins] magnitude table (float32 values) by op id; `translate` is [] (translations in the
-// table) or [mul, div]: the translations' bins are linspace(0, mul * extent / div, bins).
+// `space` is int64, `table` the float32 [15, bins] magnitude table by op id, `probs` float32 ([] but for
+// AutoAugment): tensors, as a long list argument costs ~0.1 us per value to convert on every call. `translate` is []
+// (translations in the table) or [mul, div]: the translations' bins are linspace(0, mul * extent / div, bins).
 
 int64_t randint_f32(float u, int64_t n) {
   const float product = u * static_cast<float>(n);  // float32, as torch's float tensor times an int
@@ -319,15 +320,22 @@ int64_t randint_f32(float u, int64_t n) {
 
 int64_t policy_steps(int64_t kind, int64_t num_ops) { return kind == 0 ? 2 : (kind == 1 ? num_ops : 1); }
 
-void draw_policy(int64_t kind, int64_t num_ops, int64_t magnitude, at::IntArrayRef space, at::ArrayRef<double> table,
-                 at::ArrayRef<double> translate, at::ArrayRef<double> probs, int64_t rows, int64_t H, int64_t W,
-                 const std::optional<at::Generator>& generator, int64_t* ops, double* mags) {
+void draw_policy(int64_t kind, int64_t num_ops, int64_t magnitude, const at::Tensor& space_t,
+                 const at::Tensor& table_t, at::ArrayRef<double> translate, const at::Tensor& probs_t, int64_t rows,
+                 int64_t H, int64_t W, const std::optional<at::Generator>& generator, int64_t* ops, double* mags) {
   TORCH_CHECK_VALUE(kind >= 0 && kind <= 2, "AutoAugment: augment_random_u8 kind must be 0, 1 or 2, got ", kind);
-  TORCH_CHECK_VALUE(!table.empty() && table.size() % 15 == 0 && (translate.empty() || translate.size() == 2),
-                    "AutoAugment: augment_random_u8 needs a [15, bins] table and [] or [mul, div] translations");
-  const auto bins = static_cast<int64_t>(table.size() / 15);
-  const auto S = static_cast<int64_t>(space.size());
-  TORCH_CHECK_VALUE(kind == 0 ? (S > 0 && S % 4 == 0 && static_cast<int64_t>(probs.size()) * 2 == S) : S > 0,
+  TORCH_CHECK_VALUE(space_t.scalar_type() == at::kLong && space_t.dim() == 1 && space_t.device().is_cpu() &&
+                        table_t.scalar_type() == at::kFloat && table_t.dim() == 2 && table_t.size(0) == 15 &&
+                        table_t.size(1) > 0 && table_t.device().is_cpu() && probs_t.scalar_type() == at::kFloat &&
+                        probs_t.dim() == 1 && probs_t.device().is_cpu() && (translate.empty() || translate.size() == 2),
+                    "AutoAugment: augment_random_u8 needs int64 space [S], a float32 table [15, bins], float32 probs "
+                    "[P] (CPU) and [] or [mul, div] translations");
+  const at::Tensor space_c = space_t.contiguous(), table_c = table_t.contiguous(), probs_c = probs_t.contiguous();
+  const int64_t* space = space_c.data_ptr<int64_t>();
+  const float* table = table_c.data_ptr<float>();
+  const float* probs = probs_c.data_ptr<float>();
+  const int64_t bins = table_t.size(1), S = space_t.size(0);
+  TORCH_CHECK_VALUE(kind == 0 ? (S > 0 && S % 4 == 0 && probs_t.size(0) * 2 == S) : S > 0,
                     "AutoAugment: augment_random_u8 got an inconsistent policy");
   TORCH_CHECK_VALUE(kind != 1 || (num_ops >= 0 && magnitude >= 0 && magnitude < bins),
                     "AutoAugment: augment_random_u8 needs num_ops >= 0 and a magnitude bin in [0, ", bins, ")");
@@ -351,7 +359,7 @@ void draw_policy(int64_t kind, int64_t num_ops, int64_t magnitude, at::IntArrayR
       }
       return static_cast<double>(row[bin]);
     }
-    return table[op * bins + bin];
+    return static_cast<double>(table[op * bins + bin]);
   };
   auto put = [&](int64_t at, int64_t op, int64_t bin, float sign_u) {
     const double m = value(op, bin);
@@ -363,7 +371,7 @@ void draw_policy(int64_t kind, int64_t num_ops, int64_t magnitude, at::IntArrayR
     if (kind == 0) {
       const int64_t policy = randint_f32(v[0], S / 4);
       for (int64_t k = 0; k < 2; ++k) {
-        const bool applied = v[1 + k] <= static_cast<float>(probs[2 * policy + k]);
+        const bool applied = v[1 + k] <= probs[2 * policy + k];
         put(r * K + k, applied ? space[4 * policy + 2 * k] : 0, space[4 * policy + 2 * k + 1], v[3 + k]);
       }
     } else if (kind == 1) {
@@ -375,8 +383,8 @@ void draw_policy(int64_t kind, int64_t num_ops, int64_t magnitude, at::IntArrayR
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor> augment_random_u8(
-    const at::Tensor& image, int64_t kind, int64_t num_ops, int64_t magnitude, at::IntArrayRef space,
-    at::ArrayRef<double> table, at::ArrayRef<double> translate, at::ArrayRef<double> probs, int64_t mode, Fill fill,
+    const at::Tensor& image, int64_t kind, int64_t num_ops, int64_t magnitude, const at::Tensor& space,
+    const at::Tensor& table, at::ArrayRef<double> translate, const at::Tensor& probs, int64_t mode, Fill fill,
     bool rows, std::optional<at::Generator> generator) {
   check_steps_input(image, mode);
   TORCH_CHECK_VALUE(!rows || image.dim() >= 4, "AutoAugment: a draw per row needs a batch [B, ..., C, H, W], got ",
@@ -402,8 +410,8 @@ TORCH_LIBRARY_FRAGMENT(jitvision_native, m) {
   m.def("augment_step_u8(Tensor image, Tensor ops, Tensor magnitudes, int mode, float[]? fill=None) -> Tensor");
   // Tagged so that no graph pass merges, drops or reorders two calls: each one advances the RNG.
   m.def(
-      "augment_random_u8(Tensor image, int kind, int num_ops, int magnitude, int[] space, float[] table, "
-      "float[] translate, float[] probs, int mode, float[]? fill=None, bool rows=False, Generator? generator=None) "
+      "augment_random_u8(Tensor image, int kind, int num_ops, int magnitude, Tensor space, Tensor table, "
+      "float[] translate, Tensor probs, int mode, float[]? fill=None, bool rows=False, Generator? generator=None) "
       "-> (Tensor, Tensor, Tensor)",
       {at::Tag::nondeterministic_seeded});
 }

@@ -158,8 +158,9 @@ class _AutoAugmentBase(Transform):
         if not _native.AUGMENT_RANDOM:
             return
         translate = [self._translate_mul, self._translate_div] if self._translate_relative else []
-        table = [value for row in self._table_rows for value in row]
-        self._native_spec = (kind, num_ops, magnitude, space, table, translate, probs)
+        space_t = torch.tensor(space, dtype=torch.int64)
+        probs_t = torch.tensor(probs, dtype=torch.float32)
+        self._native_spec = (kind, num_ops, magnitude, space_t, self._table, translate, probs_t)
 
     # ---- draws -------------------------------------------------------------------------------------------------
 
@@ -270,7 +271,7 @@ class _AutoAugmentBase(Transform):
         if self._native_spec is None or not self._native_applies(image):
             return None
         check_image(image, self._name, [1, 3])
-        return self._random_native(image.unsqueeze(0), False).squeeze(0)
+        return self._random_native(image, False)
 
     @torch.jit.unused
     def _random_native(self, image: torch.Tensor, rows: bool) -> torch.Tensor:
@@ -366,7 +367,7 @@ class AutoAugment(_AutoAugmentBase):
         p = self._policy_p.tolist()
         self._policy_rows = [[(s[0], p[i][k], s[2]) for k, s in enumerate(row)] for i, row in enumerate(table)]
         space = [value for row in table for step in row for value in (step[0], step[2])]
-        self._set_native_spec(0, 2, 0, space, [value for row in p for value in row])
+        self._set_native_spec(0, 2, 0, space, [step[1] for row in table for step in row])
 
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         u = uniform([batch_size, 5], self._rng(), device)
