@@ -14,6 +14,12 @@
 // sharpness_u8, point_u8, equalize_u8 and autocontrast_u8, called through the dispatcher (their schemas only).
 // The drawn ops and magnitudes are read inside, so under torch.compile/export the draw stays live and the graph
 // holds one C++ node per call (no Python op: AOTInductor and C++ programs can run it).
+//
+// augment_random_u8(image, kind, num_ops, magnitude, space, table, translate, probs, mode, fill, rows, generator):
+// AutoAugment's, RandAugment's or TrivialAugmentWide's draw (on `generator`, else torch's default CPU generator)
+// and then augment_step_u8's steps, in one call; returns (output, ops, magnitudes) with the drawn parameters. One
+// draw for the image, or one per leading row with `rows`. Tagged nondeterministic_seeded: a compiled policy call
+// is this one node, with no inductor random kernel, and draws afresh each call (see draw_policy below).
 
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>

@@ -11,7 +11,12 @@ one graph").
 
 A uint8 CPU image (native library built) skips the per-step formulations: all of a sample's steps (or one AugMix
 chain) are one ``jitvision_native::augment_step_u8`` call with the drawn ops and magnitudes as tensor inputs, in eager,
-under torch.compile and under torch.export (a C++ node: AOTInductor and C++ programs run it).
+under torch.compile and under torch.export (a C++ node: AOTInductor and C++ programs run it). Calling AutoAugment,
+RandAugment or TrivialAugmentWide on one plain uint8 CPU tensor (or ``forward_batch`` on a plain batch) goes further:
+``jitvision_native::augment_random_u8`` draws inside (``_draw_batch``'s draw, bit for bit, on the same generator) and
+applies the steps, so eager code makes one native call and a compiled call is that one graph node (no inductor random
+kernel; ``Transform._traced_plain``). ``_draw``/``transform`` (tv_tensors, samples, custom ``make_params``) keep the
+Python draw.
 
 As torchvision: images and videos only (bounding boxes, masks and keypoints in the sample raise a TypeError), one
 image or video per sample, uint8 or float, 1 or 3 channels, PIL images through torchvision's PIL kernels.
@@ -272,6 +277,21 @@ class _AutoAugmentBase(Transform):
             return None
         check_image(image, self._name, [1, 3])
         return self._random_native(image, False)
+
+    @torch.jit.export
+    def forward_batch(self, images: torch.Tensor) -> torch.Tensor:
+        """``Transform.forward_batch`` (per-sample draws on a plain ``[B, ...]`` batch); on a uint8 CPU batch, one
+        ``augment_random_u8`` call drawing each row's own operations (as ``_draw_batch``) in eager and traced code."""
+        if not torch.jit.is_scripting():
+            if self._native_spec is not None and images.ndim >= 4 and self._native_applies(images):
+                check_image(images, self._name, [1, 3])
+                return self._random_native(images, True)
+        if images.ndim < 4:
+            raise ValueError(
+                "forward_batch: expected a batch [B, C, H, W] or [B, T, C, H, W], got " + str(images.ndim) + " dims"
+            )
+        params = self._draw_batch(images.shape[0], images.shape[-2], images.shape[-1], images.device)
+        return self.transform_batch(images, params)
 
     @torch.jit.unused
     def _random_native(self, image: torch.Tensor, rows: bool) -> torch.Tensor:

@@ -298,3 +298,30 @@ def test_opcheck_augment_random():
         torch.library.opcheck(
             torch.ops.jitvision_native.augment_random_u8, args, test_utils=("test_schema", "test_faketensor")
         )
+
+
+@needs_random
+@pytest.mark.parametrize("name", ["AutoAugment-cifar10", "RandAugment", "TrivialAugmentWide"])
+def test_forward_batch_draws_per_row_in_one_call(name):
+    images = make_image(21, 26, batch=(6,))
+    torch.manual_seed(7)
+    got = _POLICIES[name]().forward_batch(images)
+    torch.manual_seed(7)
+    transform = _POLICIES[name]()
+    expected = transform.transform_batch(images, transform._draw_batch(6, 21, 26, torch.device("cpu")))
+    torch.testing.assert_close(got, expected, rtol=0, atol=0)
+    assert len({o.sum().item() for o in got}) > 1
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append(gm)
+        return gm
+
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda x: transform.forward_batch(x), backend=backend, fullgraph=True)
+    torch.manual_seed(8)
+    out = compiled(images)
+    targets = [str(node.target) for node in graphs[0].graph.nodes if node.op == "call_function"]
+    assert [t for t in targets if "jitvision" in t or "rand" in t] == ["jitvision_native.augment_random_u8.default"]
+    torch.manual_seed(8)
+    torch.testing.assert_close(out, transform.forward_batch(images), rtol=0, atol=0)
