@@ -44,6 +44,11 @@ static output shape) and callable from TorchScript as ``torch.ops.jitvision_nati
   (AutoAugment, RandAugment, TrivialAugmentWide, AugMix; op ids of ``transforms._augment_ops``) on a uint8 CPU
   image, ``ops``/``magnitudes`` ``[K]`` for one sample or ``[R, K]`` for rows, read inside (``csrc/augment.cpp``;
   ``AUGMENT`` says whether the library has it).
+- ``augment_random_u8(image, kind, num_ops, magnitude, space, table, translate, probs, mode, fill=None,
+  rows=False, generator=None)``: AutoAugment's, RandAugment's or TrivialAugmentWide's draw inside (the Python
+  ``_draw_batch``'s uniforms and arithmetic, bit for bit, on ``generator`` or the global RNG; one draw, or one per
+  leading row with ``rows``), then ``augment_step_u8``; returns ``(output, ops, magnitudes)``. Tagged
+  ``nondeterministic_seeded``: a compiled policy call is this one node (``AUGMENT_RANDOM``).
 - ``crop_copy(image, top, left, height, width)``, ``random_crop(image, size, generator=None)`` (RandomCrop's
   draw inside: ``torch.rand(2, dtype=float64)`` on the generator, then the crop) and ``vertical_flip(image)``:
   contiguous outputs written with row copies, for contiguous CPU tensors of any dtype, and ``random_flip(image,
@@ -385,3 +390,18 @@ if AUGMENT:
     @torch.library.register_fake("jitvision_native::augment_step_u8")
     def _augment_step_u8_fake(image, ops, magnitudes, mode, fill=None):
         return torch.empty_like(image, memory_format=torch.contiguous_format)
+
+# ---- augment_random_u8 (csrc/augment.cpp): a policy's draw and steps in one call ---------------------------------
+# (AutoAugment, RandAugment, TrivialAugmentWide on a uint8 CPU image; absent from an older library, in which case
+# the policies draw in Python and call augment_step_u8)
+AUGMENT_RANDOM = AUGMENT and hasattr(torch.ops.jitvision_native, "augment_random_u8")
+
+if AUGMENT_RANDOM:
+
+    @torch.library.register_fake("jitvision_native::augment_random_u8")
+    def _augment_random_u8_fake(image, kind, num_ops, magnitude, space, table, translate, probs, mode, fill=None,
+                                rows=False, generator=None):
+        steps = 2 if kind == 0 else (num_ops if kind == 1 else 1)
+        shape = (image.shape[0], steps) if rows else (steps,)
+        out = torch.empty_like(image, memory_format=torch.contiguous_format)
+        return out, image.new_empty(shape, dtype=torch.int64), image.new_empty(shape, dtype=torch.float64)

@@ -28,6 +28,7 @@ TESTS = [
     "tests/test_native_filters.py",
     "tests/test_native_fastgeo.py",
     "tests/test_native_jpeg.py",
+    "tests/transforms/test_augment_native.py",
 ]
 
 

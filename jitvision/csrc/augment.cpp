@@ -14,6 +14,12 @@
 // sharpness_u8, point_u8, equalize_u8 and autocontrast_u8, called through the dispatcher (their schemas only).
 // The drawn ops and magnitudes are read inside, so under torch.compile/export the draw stays live and the graph
 // holds one C++ node per call (no Python op: AOTInductor and C++ programs can run it).
+//
+// augment_random_u8(image, kind, num_ops, magnitude, space, table, translate, probs, mode, fill, rows, generator):
+// AutoAugment's, RandAugment's or TrivialAugmentWide's draw (on `generator`, else torch's default CPU generator)
+// and then augment_step_u8's steps, in one call; returns (output, ops, magnitudes) with the drawn parameters. One
+// draw for the image, or one per leading row with `rows`. Tagged nondeterministic_seeded: a compiled policy call
+// is this one node, with no inductor random kernel, and draws afresh each call (see draw_policy below).
 
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
@@ -23,7 +29,10 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <tuple>
 #include <vector>
+
+#include "color_draw.h"
 
 namespace jitvision_native {
 namespace {
@@ -68,8 +77,10 @@ at::Tensor call_warp(const at::Tensor& image, const at::Tensor& coefficients, in
                              .findSchemaOrThrow("jitvision_native::warp_u8", "")
                              .typed<at::Tensor(const at::Tensor&, const at::Tensor&, c10::SymInt, c10::SymInt, bool,
                                                int64_t, int64_t, std::optional<at::ArrayRef<double>>)>();
+  // warp_u8 returns [G, planes, H, W]: back to the image's shape, so that a following step sees its channels.
   return op.call(image, coefficients, c10::SymInt(image.size(-2)), c10::SymInt(image.size(-1)), false, mode, period,
-                 fill);
+                 fill)
+      .view(image.sizes());
 }
 
 at::Tensor call_sharpness(const at::Tensor& image, double factor) {
@@ -242,23 +253,19 @@ at::Tensor apply_op_u8(const at::Tensor& image, int64_t op, double m, int64_t mo
   }
 }
 
-at::Tensor augment_step_u8(const at::Tensor& image, const at::Tensor& ops, const at::Tensor& magnitudes, int64_t mode,
-                           Fill fill) {
+void check_steps_input(const at::Tensor& image, int64_t mode) {
   TORCH_CHECK_TYPE(image.scalar_type() == at::kByte && image.device().is_cpu(),
                    "AutoAugment: augment_step_u8 takes uint8 CPU images, got ", image.scalar_type(), " on ",
                    image.device());
   TORCH_CHECK_VALUE(image.dim() >= 3, "AutoAugment: expected an image [..., C, H, W], got ", image.dim(),
                     " dimensions");
   TORCH_CHECK_VALUE(mode == 0 || mode == 1, "AutoAugment: augment_step_u8 mode must be 0 (nearest) or 1 (bilinear)");
-  TORCH_CHECK_VALUE((ops.dim() == 1 || ops.dim() == 2) && ops.sizes() == magnitudes.sizes(),
-                    "AutoAugment: ops and magnitudes must both be [K] or [R, K], got ", ops.sizes(), " and ",
-                    magnitudes.sizes());
+}
+
+// The steps op_p/mag_p ([K] for the whole image when R < 0, [R, K] for its R leading rows) on a checked image.
+at::Tensor apply_steps(const at::Tensor& image, const int64_t* op_p, const double* mag_p, int64_t K, int64_t R,
+                       int64_t mode, Fill fill) {
   const int64_t C = image.size(-3), H = image.size(-2), W = image.size(-1);
-  const at::Tensor op_t = ops.to(at::kCPU, at::kLong).contiguous();
-  const at::Tensor mag_t = magnitudes.to(at::kCPU, at::kDouble).contiguous();
-  const int64_t* op_p = op_t.data_ptr<int64_t>();
-  const double* mag_p = mag_t.data_ptr<double>();
-  const int64_t K = ops.size(-1);
   auto run = [&](const at::Tensor& sample, int64_t row) {
     at::Tensor x = sample;
     bool fresh = false;
@@ -270,8 +277,7 @@ at::Tensor augment_step_u8(const at::Tensor& image, const at::Tensor& ops, const
     }
     return fresh ? x : x.clone(at::MemoryFormat::Contiguous);
   };
-  if (ops.dim() == 1) return run(image, 0).view(image.sizes());
-  const int64_t R = ops.size(0);
+  if (R < 0) return run(image, 0).view(image.sizes());
   at::Tensor out = at::empty(image.sizes(), image.options().memory_format(at::MemoryFormat::Contiguous));
   if (image.numel() == 0) return out;
   TORCH_CHECK_VALUE(R > 0 && image.numel() % (R * C * H * W) == 0, "AutoAugment: ", R,
@@ -282,15 +288,142 @@ at::Tensor augment_step_u8(const at::Tensor& image, const at::Tensor& ops, const
   return out;
 }
 
+at::Tensor augment_step_u8(const at::Tensor& image, const at::Tensor& ops, const at::Tensor& magnitudes, int64_t mode,
+                           Fill fill) {
+  check_steps_input(image, mode);
+  TORCH_CHECK_VALUE((ops.dim() == 1 || ops.dim() == 2) && ops.sizes() == magnitudes.sizes(),
+                    "AutoAugment: ops and magnitudes must both be [K] or [R, K], got ", ops.sizes(), " and ",
+                    magnitudes.sizes());
+  const at::Tensor op_t = ops.to(at::kCPU, at::kLong).contiguous();
+  const at::Tensor mag_t = magnitudes.to(at::kCPU, at::kDouble).contiguous();
+  return apply_steps(image, op_t.data_ptr<int64_t>(), mag_t.data_ptr<double>(), ops.size(-1),
+                     ops.dim() == 1 ? -1 : ops.size(0), mode, fill);
+}
+
+// ---- augment_random_u8: the policy's draw inside -------------------------------------------------------------
+//
+// The draw of _auto_augment.py's _draw_batch (AutoAugment, RandAugment, TrivialAugmentWide) per row, bit for bit:
+// the same float32 uniforms on the same generator in the same order (color_draw.h: torch.rand's serial draw), the
+// same float32 products for the integer draws (`_randint`: floor(u * n) clamped to n - 1), the float32 bins of the
+// magnitude table (relative translations: torch.linspace's float32 values at the image size), a negative sign
+// where the sign uniform is <= 0.5 for the signed operations (1-9), AutoAugment's steps kept where their uniform is
+// <= the float32 probability. So a seed gives the parameters of the Python draw, and the distribution is its own.
+//
+// The policy, as _AutoAugmentBase._native_spec builds it:
+// - kind 0 AutoAugment: `space` holds [op, bin, op, bin] per sub-policy, `probs` [p, p] per sub-policy; K = 2,
+//   5 uniforms a row (sub-policy, two coins, two signs);
+// - kind 1 RandAugment: `space` the candidate op ids, K = num_ops steps at bin `magnitude`, 2 uniforms a step
+//   (operation, sign);
+// - kind 2 TrivialAugmentWide: `space` the candidate op ids, K = 1, 3 uniforms (operation, bin, sign).
+// `space` is int64, `table` the float32 [15, bins] magnitude table by op id, `probs` float32 ([] but for
+// AutoAugment): tensors, as a long list argument costs ~0.1 us per value to convert on every call. `translate` is []
+// (translations in the table) or [mul, div]: the translations' bins are linspace(0, mul * extent / div, bins).
+
+int64_t randint_f32(float u, int64_t n) {
+  const float product = u * static_cast<float>(n);  // float32, as torch's float tensor times an int
+  return std::min(static_cast<int64_t>(std::floor(product)), n - 1);
+}
+
+int64_t policy_steps(int64_t kind, int64_t num_ops) { return kind == 0 ? 2 : (kind == 1 ? num_ops : 1); }
+
+void draw_policy(int64_t kind, int64_t num_ops, int64_t magnitude, const at::Tensor& space_t,
+                 const at::Tensor& table_t, at::ArrayRef<double> translate, const at::Tensor& probs_t, int64_t rows,
+                 int64_t H, int64_t W, const std::optional<at::Generator>& generator, int64_t* ops, double* mags) {
+  TORCH_CHECK_VALUE(kind >= 0 && kind <= 2, "AutoAugment: augment_random_u8 kind must be 0, 1 or 2, got ", kind);
+  TORCH_CHECK_VALUE(space_t.scalar_type() == at::kLong && space_t.dim() == 1 && space_t.device().is_cpu() &&
+                        table_t.scalar_type() == at::kFloat && table_t.dim() == 2 && table_t.size(0) == 15 &&
+                        table_t.size(1) > 0 && table_t.device().is_cpu() && probs_t.scalar_type() == at::kFloat &&
+                        probs_t.dim() == 1 && probs_t.device().is_cpu() && (translate.empty() || translate.size() == 2),
+                    "AutoAugment: augment_random_u8 needs int64 space [S], a float32 table [15, bins], float32 probs "
+                    "[P] (CPU) and [] or [mul, div] translations");
+  const at::Tensor space_c = space_t.contiguous(), table_c = table_t.contiguous(), probs_c = probs_t.contiguous();
+  const int64_t* space = space_c.data_ptr<int64_t>();
+  const float* table = table_c.data_ptr<float>();
+  const float* probs = probs_c.data_ptr<float>();
+  const int64_t bins = table_t.size(1), S = space_t.size(0);
+  TORCH_CHECK_VALUE(kind == 0 ? (S > 0 && S % 4 == 0 && probs_t.size(0) * 2 == S) : S > 0,
+                    "AutoAugment: augment_random_u8 got an inconsistent policy");
+  TORCH_CHECK_VALUE(kind != 1 || (num_ops >= 0 && magnitude >= 0 && magnitude < bins),
+                    "AutoAugment: augment_random_u8 needs num_ops >= 0 and a magnitude bin in [0, ", bins, ")");
+  for (int64_t i = 0; i < S; ++i) {
+    const bool is_bin = kind == 0 && i % 2 == 1;
+    TORCH_CHECK_VALUE(space[i] >= 0 && space[i] < (is_bin ? bins : 15),
+                      "AutoAugment: augment_random_u8 got an operation or bin out of range");
+  }
+  const int64_t K = policy_steps(kind, num_ops);
+  const int64_t per_row = kind == 0 ? 5 : (kind == 1 ? 2 * num_ops : 3);
+  std::vector<float> u(static_cast<size_t>(rows * per_row));
+  if (!u.empty()) uniform_floats(generator, u.data(), static_cast<int>(u.size()));
+  std::vector<float> shifts[2];  // the translations' float32 bins at this size, computed once if drawn
+  auto value = [&](int64_t op, int64_t bin) -> double {
+    if (!translate.empty() && (op == 3 || op == 4)) {
+      std::vector<float>& row = shifts[op - 3];
+      if (row.empty()) {
+        const double extent = static_cast<double>(op == 3 ? W : H);
+        const at::Tensor line = at::linspace(0.0, translate[0] * extent / translate[1], bins, at::kFloat);
+        row.assign(line.data_ptr<float>(), line.data_ptr<float>() + bins);
+      }
+      return static_cast<double>(row[bin]);
+    }
+    return static_cast<double>(table[op * bins + bin]);
+  };
+  auto put = [&](int64_t at, int64_t op, int64_t bin, float sign_u) {
+    const double m = value(op, bin);
+    ops[at] = op;
+    mags[at] = (sign_u <= 0.5f && op >= 1 && op <= 9) ? -m : m;
+  };
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* v = u.data() + r * per_row;
+    if (kind == 0) {
+      const int64_t policy = randint_f32(v[0], S / 4);
+      for (int64_t k = 0; k < 2; ++k) {
+        const bool applied = v[1 + k] <= probs[2 * policy + k];
+        put(r * K + k, applied ? space[4 * policy + 2 * k] : 0, space[4 * policy + 2 * k + 1], v[3 + k]);
+      }
+    } else if (kind == 1) {
+      for (int64_t k = 0; k < K; ++k) put(r * K + k, space[randint_f32(v[2 * k], S)], magnitude, v[2 * k + 1]);
+    } else {
+      put(r * K, space[randint_f32(v[0], S)], randint_f32(v[1], bins), v[2]);
+    }
+  }
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> augment_random_u8(
+    const at::Tensor& image, int64_t kind, int64_t num_ops, int64_t magnitude, const at::Tensor& space,
+    const at::Tensor& table, at::ArrayRef<double> translate, const at::Tensor& probs, int64_t mode, Fill fill,
+    bool rows, std::optional<at::Generator> generator) {
+  check_steps_input(image, mode);
+  TORCH_CHECK_VALUE(!rows || image.dim() >= 4, "AutoAugment: a draw per row needs a batch [B, ..., C, H, W], got ",
+                    image.sizes());
+  const int64_t R = rows ? image.size(0) : 1;
+  const int64_t K = policy_steps(kind, num_ops);
+  const auto long_options = at::TensorOptions().dtype(at::kLong);
+  at::Tensor ops = rows ? at::empty({R, K}, long_options) : at::empty({K}, long_options);
+  at::Tensor mags = at::empty(ops.sizes(), at::TensorOptions().dtype(at::kDouble));
+  int64_t* op_p = ops.data_ptr<int64_t>();
+  double* mag_p = mags.data_ptr<double>();
+  draw_policy(kind, num_ops, magnitude, space, table, translate, probs, R, image.size(-2), image.size(-1), generator,
+              op_p, mag_p);
+  at::Tensor out = apply_steps(image, op_p, mag_p, K, rows ? R : -1, mode, fill);
+  return {out, ops, mags};
+}
+
 }  // namespace
 }  // namespace jitvision_native
 
 TORCH_LIBRARY_FRAGMENT(jitvision_native, m) {
   m.def("to_float_u8(Tensor image, float[]? mean=None, float[]? std=None) -> Tensor");
   m.def("augment_step_u8(Tensor image, Tensor ops, Tensor magnitudes, int mode, float[]? fill=None) -> Tensor");
+  // Tagged so that no graph pass merges, drops or reorders two calls: each one advances the RNG.
+  m.def(
+      "augment_random_u8(Tensor image, int kind, int num_ops, int magnitude, Tensor space, Tensor table, "
+      "float[] translate, Tensor probs, int mode, float[]? fill=None, bool rows=False, Generator? generator=None) "
+      "-> (Tensor, Tensor, Tensor)",
+      {at::Tag::nondeterministic_seeded});
 }
 
 TORCH_LIBRARY_IMPL(jitvision_native, CPU, m) {
   m.impl("to_float_u8", &jitvision_native::to_float_u8);
   m.impl("augment_step_u8", &jitvision_native::augment_step_u8);
+  m.impl("augment_random_u8", &jitvision_native::augment_random_u8);
 }

@@ -11,7 +11,12 @@ one graph").
 
 A uint8 CPU image (native library built) skips the per-step formulations: all of a sample's steps (or one AugMix
 chain) are one ``jitvision_native::augment_step_u8`` call with the drawn ops and magnitudes as tensor inputs, in eager,
-under torch.compile and under torch.export (a C++ node: AOTInductor and C++ programs run it).
+under torch.compile and under torch.export (a C++ node: AOTInductor and C++ programs run it). Calling AutoAugment,
+RandAugment or TrivialAugmentWide on one plain uint8 CPU tensor (or ``forward_batch`` on a plain batch) goes further:
+``jitvision_native::augment_random_u8`` draws inside (``_draw_batch``'s draw, bit for bit, on the same generator) and
+applies the steps, so eager code makes one native call and a compiled call is that one graph node (no inductor random
+kernel; ``Transform._traced_plain``). ``_draw``/``transform`` (tv_tensors, samples, custom ``make_params``) keep the
+Python draw.
 
 As torchvision: images and videos only (bounding boxes, masks and keypoints in the sample raise a TypeError), one
 image or video per sample, uint8 or float, 1 or 3 channels, PIL images through torchvision's PIL kernels.
@@ -106,8 +111,10 @@ class _AutoAugmentBase(Transform):
         "interpolation",
         "_table_rows",
         "_translate_rows",
+        "_native_spec",
     ]
     _script_fill: Optional[List[float]]
+    _traced_plain = True  # _eager_plain's native op is also the traced graph's node (see Transform)
 
     def __init__(
         self,
@@ -146,6 +153,19 @@ class _AutoAugmentBase(Transform):
         # The eager draw's Python copies: the bins per op id, and the relative translations' bins per image size.
         self._table_rows: List[List[float]] = self._table.tolist()
         self._translate_rows: Dict[Any, Any] = {}
+        # The policy for jitvision_native::augment_random_u8 (subclasses set it with _set_native_spec), or None.
+        self._native_spec: Optional[Any] = None
+
+    @torch.jit.unused
+    def _set_native_spec(self, kind: int, num_ops: int, magnitude: int, space: List[int], probs: List[float]) -> None:
+        """The arguments of ``jitvision_native::augment_random_u8`` after the image that describe this policy's draw
+        (kind, num_ops, magnitude, space, table, translate, probs; see csrc/augment.cpp)."""
+        if not _native.AUGMENT_RANDOM:
+            return
+        translate = [self._translate_mul, self._translate_div] if self._translate_relative else []
+        space_t = torch.tensor(space, dtype=torch.int64)
+        probs_t = torch.tensor(probs, dtype=torch.float32)
+        self._native_spec = (kind, num_ops, magnitude, space_t, self._table, translate, probs_t)
 
     # ---- draws -------------------------------------------------------------------------------------------------
 
@@ -249,6 +269,39 @@ class _AutoAugmentBase(Transform):
         return _native.AUGMENT and image.dtype == torch.uint8 and image.device.type == "cpu" and self._grid != ""
 
     @torch.jit.unused
+    def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
+        # A uint8 CPU image: the draw and all the steps in one native call (the draw of _draw_batch, bit for bit, on
+        # the same generator), in eager code and, through _traced_plain, as the one node of a compiled/exported
+        # graph (no inductor random kernel, the draw live in the op).
+        if self._native_spec is None or not self._native_applies(image):
+            return None
+        check_image(image, self._name, [1, 3])
+        return self._random_native(image, False)
+
+    @torch.jit.export
+    def forward_batch(self, images: torch.Tensor) -> torch.Tensor:
+        """``Transform.forward_batch`` (per-sample draws on a plain ``[B, ...]`` batch); on a uint8 CPU batch, one
+        ``augment_random_u8`` call drawing each row's own operations (as ``_draw_batch``) in eager and traced code."""
+        if not torch.jit.is_scripting():
+            if self._native_spec is not None and images.ndim >= 4 and self._native_applies(images):
+                check_image(images, self._name, [1, 3])
+                return self._random_native(images, True)
+        if images.ndim < 4:
+            raise ValueError(
+                "forward_batch: expected a batch [B, C, H, W] or [B, T, C, H, W], got " + str(images.ndim) + " dims"
+            )
+        params = self._draw_batch(images.shape[0], images.shape[-2], images.shape[-1], images.device)
+        return self.transform_batch(images, params)
+
+    @torch.jit.unused
+    def _random_native(self, image: torch.Tensor, rows: bool) -> torch.Tensor:
+        """``jitvision_native::augment_random_u8`` on ``image``: one draw (``rows``: one per leading row)."""
+        mode = 0 if self._grid == "nearest" else 1
+        return torch.ops.jitvision_native.augment_random_u8.default(
+            image, *self._native_spec, mode, self._script_fill, rows, self._rng()
+        )[0]
+
+    @torch.jit.unused
     def _native_steps(
         self, image: torch.Tensor, ops: torch.Tensor, magnitudes: torch.Tensor, fill: Optional[List[float]]
     ) -> torch.Tensor:
@@ -333,6 +386,8 @@ class AutoAugment(_AutoAugmentBase):
         # float32 probabilities read back, so the host comparison is the tensor one
         p = self._policy_p.tolist()
         self._policy_rows = [[(s[0], p[i][k], s[2]) for k, s in enumerate(row)] for i, row in enumerate(table)]
+        space = [value for row in table for step in row for value in (step[0], step[2])]
+        self._set_native_spec(0, 2, 0, space, [step[1] for row in table for step in row])
 
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         u = uniform([batch_size, 5], self._rng(), device)
@@ -380,6 +435,7 @@ class RandAugment(_AutoAugmentBase):
         self.num_ops = num_ops
         self.magnitude = magnitude
         self.num_magnitude_bins = num_magnitude_bins
+        self._set_native_spec(1, num_ops, magnitude, self._space, [])
 
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         u = uniform([batch_size, self.num_ops, 2], self._rng(), device)
@@ -414,6 +470,7 @@ class TrivialAugmentWide(_AutoAugmentBase):
     ) -> None:
         super().__init__(["Identity"] + _SPACE_AUTO, "wide", num_magnitude_bins, interpolation, fill, generator)
         self.num_magnitude_bins = num_magnitude_bins
+        self._set_native_spec(2, 1, 0, self._space, [])
 
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         u = uniform([batch_size, 1, 3], self._rng(), device)

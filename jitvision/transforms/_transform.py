@@ -103,7 +103,11 @@ class Transform(nn.Module):
     _transformed_types: tuple[type, ...] = (torch.Tensor, PIL.Image.Image)
     _functional: Optional[Callable[..., Any]] = None
     # A torch.Generator cannot be saved with a scripted module; the scripted path uses the global RNG.
-    __jit_ignored_attributes__ = ["generator"]
+    __jit_ignored_attributes__ = ["generator", "_traced_plain"]
+    # True where ``_eager_plain`` also runs under torch.compile/export (``_forward_sample`` on one plain tensor):
+    # a class whose ``_eager_plain`` is one native op that draws inside on the global RNG, tagged
+    # ``nondeterministic_seeded`` and with a fake implementation, so the traced graph is that one node.
+    _traced_plain = False
 
     def __init__(self, *, generator: Optional[torch.Generator] = None) -> None:
         super().__init__()
@@ -168,7 +172,7 @@ class Transform(nn.Module):
             if (
                 cls._eager_plain is not Transform._eager_plain
                 and cls.make_params is Transform.make_params  # a custom make_params is honoured
-                and not torch.compiler.is_compiling()
+                and (cls._traced_plain or not torch.compiler.is_compiling())
                 and not torch._C._get_tracing_state()  # jit.trace records tensor ops, not native draws
             ):
                 out = self._eager_plain(sample)
@@ -220,7 +224,9 @@ class Transform(nn.Module):
         then this method directly, skipping ``nn.Module.__call__`` (hooks, when present, take the generic route).
         A native op that draws and applies in one call (``jitvision_native::random_*``, on ``self._rng()``) fits
         here too; ``self._fast_rng()`` is the same generator without ``_rng``'s scripting/compile checks (this method
-        only runs eagerly), and the op's ``OpOverload._op`` skips ``OpOverload.__call__``'s frame."""
+        only runs eagerly), and the op's ``OpOverload._op`` skips ``OpOverload.__call__``'s frame. A class that sets
+        ``_traced_plain`` gets this method under torch.compile/export too (its op then must draw on the global RNG
+        when ``self.generator`` is None, have a fake implementation and be tagged ``nondeterministic_seeded``)."""
         return None
 
     @torch.jit.unused

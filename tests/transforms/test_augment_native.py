@@ -86,6 +86,20 @@ def test_steps_apply_in_order_and_rows_get_their_own():
     torch.testing.assert_close(out[:, 0], out[:, 1], rtol=0, atol=0)
 
 
+def test_steps_after_a_warp_see_the_channels_of_a_video():
+    # warp_u8 returns [G, planes, H, W]; the next step (a colour op) must still see [T, C, H, W] (it saw 2 * C
+    # channels and failed, or mixed frames, before).
+    video = make_image(19, 23, batch=(2,))
+    ops = torch.tensor([OP_INDEX["Rotate"], OP_INDEX["Color"], OP_INDEX["ShearX"], OP_INDEX["Contrast"]])
+    magnitudes = torch.tensor([12.5, 0.4, -0.2, 0.3], dtype=torch.float64)
+    out = torch.ops.jitvision_native.augment_step_u8(video, ops, magnitudes, 0, None)
+    for t in range(2):
+        frame = video[t]
+        for op, magnitude in zip(ops.tolist(), magnitudes.tolist()):
+            frame = apply_op(frame, op, torch.tensor(magnitude, dtype=torch.float64), "nearest", None)
+        torch.testing.assert_close(out[t], frame, rtol=0, atol=0)
+
+
 def test_bad_input_raises_naming_the_policy():
     image = make_image(9, 11)
     ops, magnitudes = torch.tensor([1]), torch.tensor([0.3], dtype=torch.float64)
@@ -144,7 +158,8 @@ def test_compiled_policy_is_one_cpp_node_and_equals_eager_under_forced_choices()
     torch.compile(transform, backend=backend, fullgraph=True)(image)
     assert len(graphs) == 1
     targets = [str(node.target) for node in graphs[0].graph.nodes if node.op == "call_function"]
-    assert sum("augment_step_u8" in t for t in targets) == 1, targets
+    node = "augment_random_u8" if _native.AUGMENT_RANDOM else "augment_step_u8"  # the draw inside, when built
+    assert sum(node in t for t in targets) == 1, targets
     assert not any(t.startswith("jitvision.") for t in targets), targets
 
 
@@ -168,3 +183,145 @@ def test_opcheck_schema_and_fake():
         torch.library.opcheck(
             torch.ops.jitvision_native.augment_step_u8, args, test_utils=("test_schema", "test_faketensor")
         )
+
+
+# ---- augment_random_u8: the draw inside the op ---------------------------------------------------------------------
+
+_POLICIES = {
+    "AutoAugment-imagenet": lambda g=None: T.AutoAugment(T.AutoAugmentPolicy.IMAGENET, generator=g),
+    "AutoAugment-cifar10": lambda g=None: T.AutoAugment(T.AutoAugmentPolicy.CIFAR10, generator=g),
+    "AutoAugment-svhn": lambda g=None: T.AutoAugment(T.AutoAugmentPolicy.SVHN, fill=[9.0], generator=g),
+    "RandAugment": lambda g=None: T.RandAugment(num_ops=3, magnitude=9, generator=g),
+    "RandAugment-11": lambda g=None: T.RandAugment(num_ops=2, magnitude=5, num_magnitude_bins=11, generator=g),
+    "RandAugment-0": lambda g=None: T.RandAugment(num_ops=0, generator=g),
+    "TrivialAugmentWide": lambda g=None: T.TrivialAugmentWide(interpolation="bilinear", generator=g),
+    "TrivialAugmentWide-7": lambda g=None: T.TrivialAugmentWide(num_magnitude_bins=7, generator=g),
+}
+needs_random = pytest.mark.skipif(not _native.AUGMENT_RANDOM, reason="native library without augment_random_u8")
+
+
+def _random_op(transform, image, rows, generator):
+    mode = 0 if transform._grid == "nearest" else 1
+    return torch.ops.jitvision_native.augment_random_u8(
+        image, *transform._native_spec, mode, transform._script_fill, rows, generator
+    )
+
+
+@needs_random
+@pytest.mark.parametrize("name", list(_POLICIES))
+def test_native_draw_is_the_python_draw_and_its_steps(name):
+    # The op's draw must be _draw_batch's (same uniforms, same float32 arithmetic), bit for bit, row by row, and its
+    # output the steps of that draw (augment_step_u8): then the distribution tests of _draw_batch cover it.
+    transform = _POLICIES[name]()
+    seed = int(torch.randint(0, 2**31, ()).item())
+    shapes = torch.Generator().manual_seed(seed)
+    for k in range(12):
+        height, width = int(torch.randint(3, 70, (), generator=shapes)), int(torch.randint(3, 70, (), generator=shapes))
+        rows = int(torch.randint(1, 40, (), generator=shapes))
+        images = make_image(height, width, channels=3 if k % 3 else 1, batch=(rows,))
+        out, ops, magnitudes = _random_op(transform, images, True, torch.Generator().manual_seed(seed + k))
+        expected = _POLICIES[name](torch.Generator().manual_seed(seed + k))._draw_batch(
+            rows, height, width, torch.device("cpu")
+        )
+        assert torch.equal(ops, expected["ops"]), (name, k)
+        assert torch.equal(magnitudes, expected["magnitudes"]), (name, k)
+        assert magnitudes.dtype == torch.float64 and ops.dtype == torch.int64
+        steps = transform._native_steps(images, ops, magnitudes, transform._script_fill)
+        torch.testing.assert_close(out, steps, rtol=0, atol=0)
+        # One draw for a whole image (a video's frames share it): the first row's draw.
+        one, ops1, magnitudes1 = _random_op(transform, images, False, torch.Generator().manual_seed(seed + k))
+        assert torch.equal(ops1, expected["ops"][0]) and torch.equal(magnitudes1, expected["magnitudes"][0])
+        torch.testing.assert_close(one, transform._native_steps(images, ops1, magnitudes1, transform._script_fill),
+                                   rtol=0, atol=0)
+
+
+@needs_random
+@pytest.mark.parametrize("name", ["AutoAugment-svhn", "RandAugment", "TrivialAugmentWide"])
+def test_eager_call_is_one_native_draw_equal_to_the_params_path(name):
+    image = make_image(31, 44)
+    for seed in range(30):
+        torch.manual_seed(seed)
+        got = _POLICIES[name]()(image)
+        torch.manual_seed(seed)
+        transform = _POLICIES[name]()
+        expected = transform.transform(image, transform._draw(31, 44, torch.device("cpu")))
+        torch.testing.assert_close(got, expected, rtol=0, atol=0)
+    # A generator of its own: the op draws on it.
+    a, b = _POLICIES[name](torch.Generator().manual_seed(3)), _POLICIES[name](torch.Generator().manual_seed(3))
+    params = b._draw(31, 44, torch.device("cpu"))
+    torch.testing.assert_close(a(image), b.transform(image, params), rtol=0, atol=0)
+
+
+@needs_random
+@pytest.mark.parametrize("name", ["AutoAugment-imagenet", "RandAugment", "TrivialAugmentWide"])
+def test_compiled_call_is_one_node_drawing_live_and_equal_to_eager(name):
+    transform = _POLICIES[name]()
+    image = make_image(29, 37)
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append(gm)
+        return gm
+
+    torch._dynamo.reset()
+    compiled = torch.compile(transform, backend=backend, fullgraph=True)
+    torch.manual_seed(11)
+    outputs = [compiled(image) for _ in range(16)]
+    assert len(graphs) == 1
+    targets = [str(node.target) for node in graphs[0].graph.nodes if node.op == "call_function"]
+    assert [t for t in targets if "jitvision" in t or "rand" in t] == ["jitvision_native.augment_random_u8.default"]
+    assert len({o.sum().item() for o in outputs}) > 1
+    torch.manual_seed(11)
+    for out in outputs:  # the same seed, the same draws as eager
+        torch.testing.assert_close(out, transform(image), rtol=0, atol=0)
+
+
+@needs_random
+def test_inductor_call_draws_live_and_equals_eager():
+    transform = T.RandAugment()
+    image = make_image(29, 37)
+    torch._dynamo.reset()
+    compiled = torch.compile(transform, fullgraph=True)
+    torch.manual_seed(5)
+    outputs = [compiled(image) for _ in range(10)]
+    assert len({o.sum().item() for o in outputs}) > 1
+    torch.manual_seed(5)
+    for out in outputs:
+        torch.testing.assert_close(out, transform(image), rtol=0, atol=0)
+
+
+@needs_random
+def test_opcheck_augment_random():
+    transform = T.AutoAugment()
+    for image, rows in [(make_image(12, 15), False), (make_image(12, 15, batch=(3,)), True)]:
+        args = (image, *transform._native_spec, 0, [4.0], rows, None)
+        torch.library.opcheck(
+            torch.ops.jitvision_native.augment_random_u8, args, test_utils=("test_schema", "test_faketensor")
+        )
+
+
+@needs_random
+@pytest.mark.parametrize("name", ["AutoAugment-cifar10", "RandAugment", "TrivialAugmentWide"])
+def test_forward_batch_draws_per_row_in_one_call(name):
+    images = make_image(21, 26, batch=(6,))
+    torch.manual_seed(7)
+    got = _POLICIES[name]().forward_batch(images)
+    torch.manual_seed(7)
+    transform = _POLICIES[name]()
+    expected = transform.transform_batch(images, transform._draw_batch(6, 21, 26, torch.device("cpu")))
+    torch.testing.assert_close(got, expected, rtol=0, atol=0)
+    assert len({o.sum().item() for o in got}) > 1
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append(gm)
+        return gm
+
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda x: transform.forward_batch(x), backend=backend, fullgraph=True)
+    torch.manual_seed(8)
+    out = compiled(images)
+    targets = [str(node.target) for node in graphs[0].graph.nodes if node.op == "call_function"]
+    assert [t for t in targets if "jitvision" in t or "rand" in t] == ["jitvision_native.augment_random_u8.default"]
+    torch.manual_seed(8)
+    torch.testing.assert_close(out, transform.forward_batch(images), rtol=0, atol=0)

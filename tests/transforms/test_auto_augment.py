@@ -11,7 +11,7 @@ import torchvision.transforms.v2 as tv_transforms
 from torchvision.transforms.v2 import _utils as tv_utils
 
 import jitvision.transforms as T
-from jitvision import tv_tensors
+from jitvision import _native, tv_tensors
 from jitvision.transforms._augment_ops import OP_INDEX, OP_NAMES, apply_op, apply_op_pil
 from tests.helpers import assert_matches_oracle, compile_counted, make_boxes, make_image, script_roundtrip
 from tests.transforms.random_checks import assert_batch_rows_match_single
@@ -106,11 +106,27 @@ def _bound(cells):
 N = 10_000
 
 
+def _draws(ours, source):
+    """N draws of ``ours``: its tensor draw (``_draw_batch``), or the native op's (one per row of N tiny images)."""
+    if source == "python":
+        return ours._draw_batch(N, H, W, torch.device("cpu"))
+    images = torch.zeros(N, 1, 3, 3, dtype=torch.uint8)
+    mode = 0 if ours._grid == "nearest" else 1
+    _, ops, magnitudes = torch.ops.jitvision_native.augment_random_u8(
+        images, *ours._native_spec, mode, None, True, None
+    )
+    return {"ops": ops, "magnitudes": magnitudes}
+
+
+SOURCES = ["python", "native"] if _native.AUGMENT_RANDOM else ["python"]
+
+
+@pytest.mark.parametrize("source", SOURCES)
 @pytest.mark.parametrize("name", ["RandAugment", "TrivialAugmentWide"])
-def test_operations_are_uniform_like_torchvision(name):
+def test_operations_are_uniform_like_torchvision(name, source):
     torch.manual_seed(0)
     ours, tv = CLASSES[name][0](), CLASSES[name][1]()
-    params = ours._draw_batch(N, H, W, torch.device("cpu"))
+    params = _draws(ours, source)
     ops = params["ops"].reshape(-1)
     names = list(tv._AUGMENTATION_SPACE)
     counts = [int((ops == OP_INDEX[n]).sum()) for n in names]
@@ -123,10 +139,11 @@ def test_operations_are_uniform_like_torchvision(name):
     assert abs(negative - signed.numel() / 2) < 4 * math.sqrt(signed.numel() / 4)
 
 
-def test_trivial_augment_bins_are_uniform():
+@pytest.mark.parametrize("source", SOURCES)
+def test_trivial_augment_bins_are_uniform(source):
     torch.manual_seed(1)
     ours = T.TrivialAugmentWide()
-    params = ours._draw_batch(N, H, W, torch.device("cpu"))
+    params = _draws(ours, source)
     rotations = params["magnitudes"][params["ops"] == OP_INDEX["Rotate"]].abs()
     values = torch.linspace(0.0, 135.0, 31).double()
     bins = (rotations.unsqueeze(-1) == values).to(torch.int64).argmax(-1)
@@ -174,12 +191,13 @@ def test_host_randint_rounds_as_float32():
         assert [_randint_host(x, n) for x in u.tolist()] == _randint(u, n).tolist()
 
 
+@pytest.mark.parametrize("source", SOURCES)
 @pytest.mark.parametrize("policy", ["IMAGENET", "CIFAR10", "SVHN"])
-def test_auto_augment_operations_follow_the_policy(policy):
+def test_auto_augment_operations_follow_the_policy(policy, source):
     torch.manual_seed(2)
     ours = T.AutoAugment(T.AutoAugmentPolicy[policy])
     tv = tv_transforms.AutoAugment(tv_transforms.AutoAugmentPolicy[policy])
-    ops = ours._draw_batch(N, H, W, torch.device("cpu"))["ops"]
+    ops = _draws(ours, source)["ops"]
     for step in range(2):
         expected = [0.0] * len(OP_NAMES)
         for sub_policy in tv._policies:
