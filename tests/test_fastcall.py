@@ -16,7 +16,10 @@ from jitvision import _eager_ops, _native
 
 OPS = torch.ops.jitvision_native
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-NAMES = ("point_u8", "random_point_u8", "crop_copy", "random_crop", "vertical_flip", "random_flip", "random_erase")
+NAMES = (
+    "point_u8", "random_point_u8", "crop_copy", "random_crop", "vertical_flip", "random_flip", "random_erase",
+    "permute_channels",
+)
 
 
 def test_the_extension_is_used_where_it_was_built():
@@ -57,6 +60,8 @@ def test_functions_equal_the_torch_ops_calls(seed):
         for op, arg in ((0, 0), (1, 0), (1, 100), (1, 256), (2, 0xF0)):
             assert torch.equal(fast.point_u8(image, op, arg), OPS.point_u8(image, op, arg))
         assert torch.equal(fast.vertical_flip(image), OPS.vertical_flip(image))
+        perm = torch.randperm(image.shape[-3])
+        assert torch.equal(fast.permute_channels(image, perm), OPS.permute_channels(image, perm))
         assert torch.equal(fast.crop_copy(image, 1, 2, h - 3, w - 2), OPS.crop_copy(image, 1, 2, h - 3, w - 2))
         for args in ((0.5, 0, 0), (0.7, 1, 77), (1.0, 2, 0xC0)):
             for generator_seed in range(6):

@@ -37,6 +37,7 @@ using CropCopySig = at::Tensor(const at::Tensor&, int64_t, int64_t, int64_t, int
 using RandomCropSig = at::Tensor(const at::Tensor&, at::IntArrayRef, OptGen);
 using VerticalFlipSig = at::Tensor(const at::Tensor&);
 using RandomFlipSig = std::vector<at::Tensor>(const at::Tensor&, double, int64_t, OptGen);
+using PermuteChannelsSig = at::Tensor(const at::Tensor&, const at::Tensor&);
 using RandomEraseSig = std::vector<at::Tensor>(const at::Tensor&, double, at::ArrayRef<double>, at::ArrayRef<double>,
                                                int64_t, const OptGen&);
 
@@ -47,6 +48,7 @@ std::optional<c10::TypedOperatorHandle<RandomCropSig>> random_crop_op;
 std::optional<c10::TypedOperatorHandle<VerticalFlipSig>> vertical_flip_op;
 std::optional<c10::TypedOperatorHandle<RandomFlipSig>> random_flip_op;
 std::optional<c10::TypedOperatorHandle<RandomEraseSig>> random_erase_op;
+std::optional<c10::TypedOperatorHandle<PermuteChannelsSig>> permute_channels_op;
 
 template <typename Sig>
 bool find(const char* name, std::optional<c10::TypedOperatorHandle<Sig>>& slot) {
@@ -135,6 +137,7 @@ PyObject* bind(PyObject* /*self*/, PyObject* /*unused*/) {
   if (find("jitvision_native::vertical_flip", vertical_flip_op)) names.push_back("vertical_flip");
   if (find("jitvision_native::random_flip", random_flip_op)) names.push_back("random_flip");
   if (find("jitvision_native::random_erase", random_erase_op)) names.push_back("random_erase");
+  if (find("jitvision_native::permute_channels", permute_channels_op)) names.push_back("permute_channels");
   PyObject* out = PyTuple_New(static_cast<Py_ssize_t>(names.size()));
   if (out == nullptr) return nullptr;
   for (size_t i = 0; i < names.size(); ++i) {
@@ -305,6 +308,24 @@ PyObject* random_erase(PyObject* /*self*/, PyObject* const* args, Py_ssize_t nar
   END_HANDLE_TH_ERRORS
 }
 
+// permute_channels(image, permutation) -> Tensor
+PyObject* permute_channels(PyObject* /*self*/, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  if (!check_args("permute_channels", nargs, 2, 2) || !bound("permute_channels", permute_channels_op.has_value())) {
+    return nullptr;
+  }
+  const at::Tensor* image = tensor_arg("permute_channels", args[0]);
+  const at::Tensor* permutation = image == nullptr ? nullptr : tensor_arg("permute_channels", args[1]);
+  if (permutation == nullptr) return nullptr;
+  at::Tensor out;
+  {
+    pybind11::gil_scoped_release no_gil;
+    out = permute_channels_op->call(*image, *permutation);
+  }
+  return THPVariable_Wrap(std::move(out));
+  END_HANDLE_TH_ERRORS
+}
+
 PyMethodDef methods[] = {
     {"bind", bind, METH_NOARGS, "Look the ops up (after the native library is loaded): the names of the bound ones."},
     {"point_u8", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(point_u8)), METH_FASTCALL,
@@ -321,6 +342,8 @@ PyMethodDef methods[] = {
      "jitvision_native::random_flip(image, p, dim, generator=None)"},
     {"random_erase", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(random_erase)), METH_FASTCALL,
      "jitvision_native::random_erase(image, p, scale, ratio, fill, generator=None)"},
+    {"permute_channels", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(permute_channels)),
+     METH_FASTCALL, "jitvision_native::permute_channels(image, permutation)"},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_fastcall",
