@@ -21,6 +21,11 @@ that fails, jpeg.cpp (and its helper jpeg_ycc.cpp) is left out, the library is b
 so once, and ``jitvision._native.JPEG`` is False at run time (``jpeg`` then uses OpenCV's or Pillow's codec, and a
 Python operator under tracing, which a C++ program cannot run). With it, the library links ``libjpeg.so.62`` (a C++
 program that loads the library needs it installed too).
+Beside it, ``jitvision._fastcall`` (``jitvision/csrc_py/fastcall.cpp``): a small CPython extension (linked with
+libtorch_python, so one per Python version) that calls a few of the library's ops from Python without
+``torch.ops``'s ~2-3 us of argument conversion, for the eager fast path of one plain tensor. It is optional too
+(``jitvision._native.FAST`` is None without it, and the callers call the ops through ``torch.ops``); it records the
+torch it was built for next to it (``jitvision/_fastcall.torch_version``) and is only imported with that torch.
 JITVISION_SANITIZE=1 builds the sanitizer variant (ASan + UBSan, aborting on the first report) that `make
 sanitize` builds into build/sanitize and runs the native tests against; never install it.
 """
@@ -35,6 +40,7 @@ from setuptools import setup
 
 _SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g"]
 LIBRARY = "jitvision.lib.libjitvision_native"
+FASTCALL = "jitvision._fastcall"
 VERSION_SUFFIX = ".torch_version"
 
 
@@ -97,6 +103,13 @@ def _extensions():
     )
     # CppExtension links libtorch_python, which needs Python's symbols: this library must not.
     ext.libraries = [lib for lib in ext.libraries if lib != "torch_python"] + (["jpeg"] if jpeg else [])
+    # The CPython binding of the eager hot ops (a Python extension: Python.h and libtorch_python; no kernels).
+    fastcall = CppExtension(
+        FASTCALL,
+        sorted(glob.glob("jitvision/csrc_py/*.cpp")),
+        extra_compile_args=["-O2", "-Wno-psabi"],
+        optional=True,
+    )
 
     # ninja (when installed) compiles the sources in parallel and recompiles only what changed: a one-file change
     # rebuilds in ~25 s instead of ~3 min on 2 cores. Without it setuptools compiles every source, one by one.
@@ -118,14 +131,18 @@ def _extensions():
             super().run()  # builds into build_lib, then copies into the source tree when inplace (editable)
             places = {self.inplace}
             for inplace in sorted(places | {0}):
-                saved, self.inplace = self.inplace, inplace
-                path = self.get_ext_fullpath(LIBRARY)
-                self.inplace = saved
-                if os.path.exists(path):
-                    with open(path[: -len(".so")] + VERSION_SUFFIX, "w") as f:
-                        f.write(torch.__version__ + "\n")
+                for name in (LIBRARY, FASTCALL):
+                    saved, self.inplace = self.inplace, inplace
+                    path = self.get_ext_fullpath(name)
+                    self.inplace = saved
+                    if os.path.exists(path):
+                        # jitvision/lib/libjitvision_native.torch_version, jitvision/_fastcall.torch_version
+                        stem = os.path.join(os.path.dirname(path), name.rsplit(".", 1)[-1])
+                        with open(stem + VERSION_SUFFIX, "w") as f:
+                            f.write(torch.__version__ + "\n")
 
-    return [ext], {"build_ext": BuildNative}
+    # The sanitizer build is of the library alone (the native tests load it into an uninstrumented Python).
+    return [ext] + ([] if sanitize else [fastcall]), {"build_ext": BuildNative}
 
 
 ext_modules, cmdclass = _extensions()

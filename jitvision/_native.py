@@ -405,3 +405,15 @@ if AUGMENT_RANDOM:
         shape = (image.shape[0], steps) if rows else (steps,)
         out = torch.empty_like(image, memory_format=torch.contiguous_format)
         return out, image.new_empty(shape, dtype=torch.int64), image.new_empty(shape, dtype=torch.float64)
+
+# ---- permute_channels (csrc/channels.cpp): RandomChannelPermutation's channel reorder -----------------------------
+# One plane copy per channel on the CPU (index_select/gather elsewhere); one graph node under compile, where
+# inductor's own uint8 gather was ~10x slower than eager. Absent from an older library: index_select/gather then.
+CHANNELS = AVAILABLE and hasattr(torch.ops.jitvision_native, "permute_channels")
+__all__ += ["CHANNELS"]
+
+if CHANNELS:
+
+    @torch.library.register_fake("jitvision_native::permute_channels")
+    def _permute_channels_fake(image, permutation):
+        return torch.empty_like(image, memory_format=torch.contiguous_format)

@@ -27,6 +27,8 @@ TESTS = [
     "tests/test_native_warp.py",
     "tests/test_native_filters.py",
     "tests/test_native_fastgeo.py",
+    "tests/test_native_channels.py",
+    "tests/test_native_erase_fast.py",
     "tests/test_native_jpeg.py",
     "tests/transforms/test_augment_native.py",
 ]

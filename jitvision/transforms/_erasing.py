@@ -7,6 +7,8 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 import torch
 
+from .. import _native
+from .._eager_ops import entry
 from ..tv_tensors import wrap
 from . import functional as F
 from ._random import draw_coins, normal_like, uniform
@@ -14,6 +16,10 @@ from ._transform import RandomApplyTransform, _as_float32
 from ._utils import require_image
 from .functional._dispatch import is_pure_tensor, is_tracing, unwrap
 from .functional._erase import erase_image, erase_where
+
+# RandomErasing's eager call on one contiguous uint8 CPU image with one integer fill (the draws and the erase in
+# one native call); None without the op (an older library).
+_RANDOM_ERASE = entry("random_erase") if _native.AVAILABLE else None
 
 
 class RandomErasing(RandomApplyTransform):
@@ -110,6 +116,22 @@ class RandomErasing(RandomApplyTransform):
         # box or parameter tensors built and read back. A single number erases with one fill_ of a copy.
         if image.ndim < 3:
             return None  # require_image's error and the kernels' checks: the generic path
+        value = self.value
+        if (
+            _RANDOM_ERASE is not None
+            and value is not None
+            and len(value) == 1
+            and image.dtype == torch.uint8
+            and not self.inplace
+            and image.is_cpu
+            and not image.requires_grad
+            and image.is_contiguous()
+        ):
+            fill = value[0]
+            if fill.is_integer() and 0 <= fill <= 255:  # what the float32 -> uint8 cast of the kernel gives
+                # The same draws, box and values as below, in one native call (csrc/erase_fast.cpp).
+                drawn = _RANDOM_ERASE(image, self.p, self.scale, self.ratio, int(fill), self._fast_rng())
+                return drawn[0] if drawn else image
         device = image.device
         coin = uniform([], self._rng(), device).item()
         u = uniform([20], self._rng(), device, torch.float64).tolist()
@@ -119,7 +141,6 @@ class RandomErasing(RandomApplyTransform):
         i, j, h, w = self._box_of(image.shape[-2], image.shape[-1], u, offsets)
         if h == 0:
             return image
-        value = self.value
         if value is not None and len(value) == 1 and image.dtype == torch.uint8 and not self.inplace:
             fill = value[0]
             if fill.is_integer() and 0 <= fill <= 255:  # what the float32 -> uint8 cast of the kernel gives

@@ -40,6 +40,8 @@ CASES = [
     lambda: T.RandomErasing(1.0, value=[1, 2, 3]),
     lambda: T.RandomErasing(1.0, value="random"),
     lambda: T.RandomErasing(1.0, scale=(0.9, 1.0), ratio=(5.0, 6.0)),  # often no box fits
+    lambda: T.RandomErasing(1.0, value=255),
+    lambda: T.RandomChannelPermutation(),
 ]
 
 

@@ -6,11 +6,12 @@ import PIL.Image
 import torch
 
 from ... import _native
+from ..._eager_ops import entry
 from ...tv_tensors import wrap
 from .._transform import RandomApplyTransform
 from ..functional._dispatch import unwrap
 
-_RANDOM_POINT = torch.ops.jitvision_native.random_point_u8.default._op if _native.AVAILABLE else None
+_RANDOM_POINT = entry("random_point_u8")
 
 # Channel permutations are drawn as 16 uniform keys per sample (before the channel count is known, as ``_draw`` only
 # sees the size); the permutation of C channels is the argsort of the first C keys (at most 16 channels).

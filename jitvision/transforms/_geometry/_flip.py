@@ -5,6 +5,7 @@ from typing import Dict, List, Optional
 import torch
 
 from ... import _native
+from ..._eager_ops import entry
 from ...tv_tensors import Image, Mask, Video, kind_of, wrap
 from .. import functional as F
 from .._random import where_rows
@@ -36,8 +37,8 @@ def _flip_where(apply: torch.Tensor, inpt: torch.Tensor, horizontal: bool) -> to
     return where_rows(apply, _flip(inpt, horizontal), inpt)
 
 
-# The op's C++ entry point (``OpOverload._op``): the eager fast path skips ``OpOverload.__call__``'s frame.
-_RANDOM_FLIP = torch.ops.jitvision_native.random_flip.default._op if _native.GEOMETRY else None
+# The op's eager entry point (jitvision._eager_ops: the CPython binding, else ``OpOverload._op``).
+_RANDOM_FLIP = entry("random_flip") if _native.GEOMETRY else None
 
 
 @torch.jit.unused
