@@ -9,6 +9,9 @@ Normalize on a 3x256x256 uint8 image; ``infer``: Resize(256) + CenterCrop(224) +
 - ``torchvision``: torchvision v2's eager Compose (the baseline of the time ratio);
 - ``eager``: jitvision's Compose; ``scripted``: ``torch.jit.script`` of it; ``compiled``: ``torch.compile`` of it
   (inductor, static shapes);
+- ``compiled-forward``: ``torch.compile(pipeline.forward)``: the same graph and guards on the pipeline, without
+  ``torch.compile(module)``'s wrapper module (its ``__call__`` runs nn.Module's call machinery and a context manager
+  in Python, under the GIL, on every call);
 - ``native-op``: not a pipeline runtime but its floor: the one native op call the presets' fused path makes (the
   call in the compiled graph, same arguments), from Python; ``compiled-op``: ``torch.compile`` of a plain function
   making only that call (torch's fixed per-call cost of a compiled function, without the pipeline's module and
@@ -49,8 +52,8 @@ from ._timing import Unavailable, failure, static_shapes
 
 WARMUP = 5
 RUNTIMES = (
-    "control", "torchvision", "eager", "scripted", "compiled", "native-op", "compiled-op", "aoti", "onnxruntime",
-    "cpp-control", "cpp-script", "cpp-aoti",
+    "control", "torchvision", "eager", "scripted", "compiled", "compiled-forward", "native-op", "compiled-op", "aoti",
+    "onnxruntime", "cpp-control", "cpp-script", "cpp-aoti",
 )
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "examples",
                        "deploy")
@@ -106,6 +109,8 @@ def _build(runtime: str, job: str, example: torch.Tensor, workdir: str, threads:
                 fn = torch.jit.script(pipeline)
         elif runtime == "compiled":
             fn = torch.compile(pipeline)
+        elif runtime == "compiled-forward":
+            fn = torch.compile(pipeline.forward)
         elif runtime == "aoti":
             path = os.path.join(workdir, f"{job}-{'strict' if strict else 'nonstrict'}.pt2")
             if not os.path.exists(path):
