@@ -230,15 +230,17 @@ def test_the_native_extension_is_loaded():
 
 
 def test_inductor_cpp_wrapper_runs_the_inference_preset():
-    # inductor's cpp_wrapper calls resize_center_crop through the boxed dispatcher with a list of SymInts (the
-    # schema's type): the kernel takes SymInts (an IntArrayRef kernel failed: "Expected IntList but got
-    # GenericList"). The C++ wrapper releases the GIL for the whole graph, the op included.
+    # inductor's cpp_wrapper calls resize_center_crop through the boxed dispatcher; with dynamic shapes it passes
+    # the SymInt[] arguments as a generic list of SymInts, which a kernel taking IntArrayRef could not unbox
+    # ("Expected IntList but got GenericList", on the second size). The kernel takes SymInts. The C++ wrapper
+    # releases the GIL for the whole graph, the op included.
     import jitvision.transforms as T
     from jitvision.bench import compose
 
     pipeline = compose(T, "infer")
-    compiled = torch.compile(pipeline, options={"cpp_wrapper": True})
+    compiled = torch.compile(pipeline, dynamic=True, options={"cpp_wrapper": True})
     gen = torch.Generator().manual_seed(int(torch.randint(0, 2**31, ()).item()))
-    height, width = (int(v) for v in torch.randint(224, 400, (2,), generator=gen))
-    image = torch.randint(0, 256, (3, height, width), dtype=torch.uint8, generator=gen)
-    torch.testing.assert_close(compiled(image), pipeline(image), rtol=0, atol=0)
+    for _ in range(2):
+        height, width = (int(v) for v in torch.randint(224, 400, (2,), generator=gen))
+        image = torch.randint(0, 256, (3, height, width), dtype=torch.uint8, generator=gen)
+        torch.testing.assert_close(compiled(image), pipeline(image), rtol=0, atol=0)
