@@ -452,8 +452,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     )
     parser.add_argument(
         "--runtimes",
-        help="--threads: comma-separated: control,torchvision,eager,scripted,compiled,aoti,onnxruntime,cpp-control,"
-        "cpp-script,cpp-aoti (the cpp-* rows run the C++ example examples/deploy: a checkout only)",
+        help="--threads: comma-separated: control,torchvision,eager,scripted,compiled,compiled-forward,native-op,"
+        "compiled-op,aoti,"
+        "onnxruntime,cpp-control,cpp-script,cpp-aoti (native-op / compiled-op: the presets' one native call from "
+        "Python, plain and compiled; the cpp-* rows run the C++ example examples/deploy: a checkout only)",
     )
     parser.add_argument("--aoti-dir", help="--threads: where AOTI packages and ONNX files are kept (and reused)")
     parser.add_argument(

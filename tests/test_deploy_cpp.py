@@ -117,3 +117,52 @@ def test_threads_mode_control_and_random_pipeline(artifacts, tmp_path):
     first, second = (deploy_export.read_raw(Path(f"{prefix}{t}.raw")) for t in range(2))
     assert first.shape == second.shape == (3, 224, 224) and first.dtype == torch.float32
     assert not torch.equal(first, second)  # the draws stay live across threads (one global generator)
+
+
+
+# ---- JPEG((50, 95)) and RandAugment() on uint8: C++ ops whose draws are aten ops in the graph ----
+SMALL_OPS = {"jpeg": (64, 72), "randaug": (64, 72)}
+
+
+@pytest.fixture(scope="module")
+def op_artifacts(tmp_path_factory):
+    assert _native.AVAILABLE, _native.UNAVAILABLE_REASON
+    binary = deploy_build.build(quiet=True)
+    return binary, deploy_export.export_all(tmp_path_factory.mktemp("deploy-ops"), ["jpeg", "randaug"], SMALL_OPS)
+
+
+@pytest.mark.parametrize("preset", ["jpeg", "randaug"])
+def test_scripted_op_presets_in_cpp_equal_eager_for_a_seed(op_artifacts, preset, tmp_path):
+    # Scripted, the draws are torch's global generator's, as in eager: the same seed gives the same outputs.
+    outs = _run(op_artifacts, preset, "script", calls=4, tmp=tmp_path)
+    x = deploy_export.read_raw(op_artifacts[1][f"{preset}.raw"])
+    for actual, expected in zip(outs, _eager(preset, x, 4)):
+        assert actual.dtype == torch.uint8 and actual.shape == x.shape
+        torch.testing.assert_close(actual, expected, rtol=0, atol=0)
+    assert len({bytes(o.numpy()) for o in outs}) > 1
+
+
+def test_aoti_jpeg_in_cpp_is_a_jpeg_of_a_drawn_quality(op_artifacts, tmp_path):
+    # In the package inductor generates the quality draw (not eager's numbers for a seed): each output must be the
+    # codec's output at one quality in [50, 95], and the qualities must vary.
+    from jitvision.transforms import functional as F
+
+    outs = _run(op_artifacts, "jpeg", "aoti", calls=6, tmp=tmp_path)
+    x = deploy_export.read_raw(op_artifacts[1]["jpeg.raw"])
+    candidates = {q: F.jpeg(x, q) for q in range(50, 96)}
+    qualities = []
+    for out in outs:
+        assert out.dtype == torch.uint8 and out.shape == x.shape
+        matches = [q for q, c in candidates.items() if torch.equal(out, c)]
+        assert matches, "not the codec's output at any quality in [50, 95]"
+        qualities.append(matches[0])
+    assert len(set(qualities)) > 1, qualities
+
+
+def test_aoti_randaugment_in_cpp_stays_random(op_artifacts, tmp_path):
+    # Inductor's draws: shape, dtype and live randomness are what can be checked against eager here.
+    outs = _run(op_artifacts, "randaug", "aoti", calls=6, tmp=tmp_path)
+    x = deploy_export.read_raw(op_artifacts[1]["randaug.raw"])
+    assert all(o.dtype == torch.uint8 and o.shape == x.shape for o in outs)
+    assert len({bytes(o.numpy()) for o in outs}) > 2
+    assert any(not torch.equal(o, x) for o in outs)

@@ -227,3 +227,20 @@ def test_random_resized_crop_refuses_non_finite_or_unordered_scale_and_ratio(sca
 
 def test_the_native_extension_is_loaded():
     assert _native.AVAILABLE
+
+
+def test_inductor_cpp_wrapper_runs_the_inference_preset():
+    # inductor's cpp_wrapper calls resize_center_crop through the boxed dispatcher; with dynamic shapes it passes
+    # the SymInt[] arguments as a generic list of SymInts, which a kernel taking IntArrayRef could not unbox
+    # ("Expected IntList but got GenericList", on the second size). The kernel takes SymInts. The C++ wrapper
+    # releases the GIL for the whole graph, the op included.
+    import jitvision.transforms as T
+    from jitvision.bench import compose
+
+    pipeline = compose(T, "infer")
+    compiled = torch.compile(pipeline, dynamic=True, options={"cpp_wrapper": True})
+    gen = torch.Generator().manual_seed(int(torch.randint(0, 2**31, ()).item()))
+    for _ in range(2):
+        height, width = (int(v) for v in torch.randint(224, 400, (2,), generator=gen))
+        image = torch.randint(0, 256, (3, height, width), dtype=torch.uint8, generator=gen)
+        torch.testing.assert_close(compiled(image), pipeline(image), rtol=0, atol=0)

@@ -12,6 +12,12 @@ writes ``<preset>.raw`` (the input image) and:
 - ``<preset>.aoti.pt2`` / ``<preset>.aoti-strict.pt2``: ``torch.export`` (default non-strict / strict=True) then
   ``torch._inductor.aoti_compile_and_package``; height and width are dynamic for the deterministic ``infer``.
 
+Two more presets, each a C++ op of the library on a 3x256x256 uint8 image (uint8 out), exported as ``script`` and
+``aoti`` only: ``jpeg`` = JPEG((50, 95)) (``jitvision_native::jpeg_u8``) and ``randaug`` = RandAugment()
+(``jitvision_native::augment_step_u8``). Their draws are aten ops in the graph: scripted, they are torch's global
+generator's draws as in eager (same seed, same output); in an AOTI package inductor generates them (random, but
+not eager's numbers for a seed).
+
 Then ``deploy --native-lib $(python -c "import jitvision; print(jitvision.native_library_path())")
 --aoti build/deploy/artifacts/train.aoti.pt2 --input build/deploy/artifacts/train.raw --out /tmp/out --calls 2``.
 """
@@ -29,6 +35,13 @@ import torch
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 KINDS = ("script", "portable", "aoti", "aoti-strict")
+# Presets beyond the bench's jobs: (C, H, W) of the example image.
+EXTRA = {"jpeg": (3, 256, 256), "randaug": (3, 256, 256)}
+EXTRA_KINDS = ("script", "aoti")
+
+
+def kinds(preset: str) -> tuple:
+    return EXTRA_KINDS if preset in EXTRA else KINDS
 
 
 def write_raw(path: Path, tensor: torch.Tensor) -> None:
@@ -54,13 +67,17 @@ def pipeline(preset: str, ns: Optional[object] = None) -> torch.nn.Module:
 
     if ns is None:
         import jitvision.transforms as ns
+    if preset == "jpeg":
+        return ns.Compose([ns.JPEG((50, 95))])
+    if preset == "randaug":
+        return ns.Compose([ns.RandAugment()])
     return bench.compose(ns, preset)
 
 
 def image(preset: str, height: Optional[int] = None, width: Optional[int] = None) -> torch.Tensor:
     from jitvision import bench
 
-    c, h, w = bench.JOBS[preset]
+    c, h, w = EXTRA[preset] if preset in EXTRA else bench.JOBS[preset]
     gen = torch.Generator().manual_seed(0)
     return torch.randint(0, 256, (c, height or h, width or w), dtype=torch.uint8, generator=gen)
 
@@ -95,10 +112,11 @@ def export_all(out: Path, presets: List[str], example_sizes: Optional[Dict[str, 
         write_raw(out / f"{preset}.raw", x)
         paths[f"{preset}.raw"] = out / f"{preset}.raw"
         paths[f"{preset}.script"] = export_script(preset, out / f"{preset}.script.pt", native=True)
-        paths[f"{preset}.portable"] = export_script(preset, out / f"{preset}.portable.pt", native=False)
-        for strict in (False, True):
-            kind = "aoti-strict" if strict else "aoti"
-            paths[f"{preset}.{kind}"] = export_aoti(preset, x, out / f"{preset}.{kind}.pt2", strict)
+        if "portable" in kinds(preset):
+            paths[f"{preset}.portable"] = export_script(preset, out / f"{preset}.portable.pt", native=False)
+        for kind in ("aoti", "aoti-strict"):
+            if kind in kinds(preset):
+                paths[f"{preset}.{kind}"] = export_aoti(preset, x, out / f"{preset}.{kind}.pt2", kind == "aoti-strict")
     return paths
 
 
@@ -131,7 +149,7 @@ def eager_us(preset: str, library: str = "torchvision") -> float:
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "build" / "deploy" / "artifacts"))
-    parser.add_argument("--presets", default="train,infer")
+    parser.add_argument("--presets", default="train,infer", help="comma-separated: train,infer,jpeg,randaug")
     parser.add_argument("--bench", action="store_true", help="time each runtime in C++ against torchvision eager")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds (--bench)")
     parser.add_argument("--reuse", action="store_true", help="reuse the artifacts already in --out (no export)")
@@ -143,13 +161,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     binary = build()
     if args.reuse:
         suffix = {"script": ".pt", "portable": ".pt", "aoti": ".pt2", "aoti-strict": ".pt2"}
-        paths = {f"{p}.{k}": Path(args.out) / f"{p}.{k}{suffix[k]}" for p in presets for k in KINDS}
+        paths = {f"{p}.{k}": Path(args.out) / f"{p}.{k}{suffix[k]}" for p in presets for k in kinds(p)}
         paths.update({f"{p}.raw": Path(args.out) / f"{p}.raw" for p in presets})
     else:
         paths = export_all(Path(args.out), presets)
     for preset in presets:
         if not args.bench:
-            for kind in KINDS:
+            for kind in kinds(preset):
                 artifact, raw = paths[f"{preset}.{kind}"], paths[f"{preset}.raw"]
                 run_binary(binary, kind, artifact, raw, "--calls", "1", native=kind != "portable")
                 print(f"{preset:5s} {kind:12s} ok", flush=True)
@@ -159,7 +177,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         for _ in range(args.rounds):
             for library in ("torchvision", "jitvision"):
                 times.setdefault(f"{library} eager (Python)", []).append(eager_us(preset, library))
-            for kind in KINDS:
+            for kind in kinds(preset):
                 artifact, raw = paths[f"{preset}.{kind}"], paths[f"{preset}.raw"]
                 out = run_binary(binary, kind, artifact, raw, "--bench", "100", native=kind != "portable")
                 times.setdefault(f"C++ {kind}", []).append(float(out.split()[-1]))

@@ -9,6 +9,14 @@ Normalize on a 3x256x256 uint8 image; ``infer``: Resize(256) + CenterCrop(224) +
 - ``torchvision``: torchvision v2's eager Compose (the baseline of the time ratio);
 - ``eager``: jitvision's Compose; ``scripted``: ``torch.jit.script`` of it; ``compiled``: ``torch.compile`` of it
   (inductor, static shapes);
+- ``compiled-forward``: ``torch.compile(pipeline.forward)``: the same graph and guards on the pipeline, without
+  ``torch.compile(module)``'s wrapper module (its ``__call__`` runs nn.Module's call machinery and a context manager
+  in Python, under the GIL, on every call);
+- ``native-op``: not a pipeline runtime but its floor: the one native op call the presets' fused path makes (the
+  call in the compiled graph, same arguments), from Python; ``compiled-op``: ``torch.compile`` of a plain function
+  making only that call (torch's fixed per-call cost of a compiled function, without the pipeline's module and
+  guards). ``compiled`` minus ``compiled-op`` is what the pipeline adds; ``compiled-op`` minus ``native-op`` is
+  torch's (dynamo, AOT and inductor wrappers), and all of it holds the GIL;
 - ``aoti``: ``torch._inductor.aoti_compile_and_package`` of ``torch.export.export(pipeline, strict=...)``, loaded
   with ``jitvision.aoti.load_for_threads(path, THREADS)`` (one runner per thread, see there: the default single
   runner can deadlock);
@@ -44,8 +52,8 @@ from ._timing import Unavailable, failure, static_shapes
 
 WARMUP = 5
 RUNTIMES = (
-    "control", "torchvision", "eager", "scripted", "compiled", "aoti", "onnxruntime", "cpp-control", "cpp-script",
-    "cpp-aoti",
+    "control", "torchvision", "eager", "scripted", "compiled", "compiled-forward", "native-op", "compiled-op", "aoti",
+    "onnxruntime", "cpp-control", "cpp-script", "cpp-aoti",
 )
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "examples",
                        "deploy")
@@ -79,6 +87,10 @@ def _build(runtime: str, job: str, example: torch.Tensor, workdir: str, threads:
         def fn(x: torch.Tensor) -> Any:
             return torch.mm(matrix, matrix)
 
+    elif runtime in ("native-op", "compiled-op"):
+        fn = native_call(job)
+        if runtime == "compiled-op":
+            fn = torch.compile(fn)
     elif runtime == "torchvision":
         try:
             import torchvision.transforms.v2 as TV
@@ -97,6 +109,8 @@ def _build(runtime: str, job: str, example: torch.Tensor, workdir: str, threads:
                 fn = torch.jit.script(pipeline)
         elif runtime == "compiled":
             fn = torch.compile(pipeline)
+        elif runtime == "compiled-forward":
+            fn = torch.compile(pipeline.forward)
         elif runtime == "aoti":
             path = os.path.join(workdir, f"{job}-{'strict' if strict else 'nonstrict'}.pt2")
             if not os.path.exists(path):
@@ -112,6 +126,34 @@ def _build(runtime: str, job: str, example: torch.Tensor, workdir: str, threads:
     for _ in range(WARMUP):  # compiles; TorchScript's profiling executor optimises after its first calls
         fn(example)
     return fn
+
+
+def native_call(job: str) -> Fn:
+    """The native op call that a fused ``job`` pipeline makes on a uint8 CPU image (the only node of its compiled
+    graph, with the same arguments: the preset's constants); raises Unavailable without the native library."""
+    from .. import _native
+    from ..bench import CROP, MEAN, RESIZE, STD
+
+    if not _native.AVAILABLE:
+        raise Unavailable(f"the native library is not loaded ({_native.UNAVAILABLE_REASON})")
+    mean, std = list(MEAN), list(STD)
+    if job == "train":
+        crop_op = torch.ops.jitvision_native.random_resized_crop.default
+
+        def train(x: torch.Tensor) -> torch.Tensor:
+            # RandomResizedCrop's default scale and ratio, the flip's p = 0.5, ToDtype(float32, scale) + Normalize
+            return crop_op(x.unsqueeze(0), [CROP, CROP], [0.08, 1.0], [3.0 / 4.0, 4.0 / 3.0], 0.5, mean, std,
+                           True).squeeze(0)
+
+        return train
+    if job == "infer":
+        resize_op = torch.ops.jitvision_native.resize_center_crop.default
+
+        def infer(x: torch.Tensor) -> torch.Tensor:
+            return resize_op(x.unsqueeze(0), [RESIZE], None, [CROP, CROP], mean, std, True).squeeze(0)
+
+        return infer
+    raise Unavailable(f"the {job} job is not one native call")
 
 
 def _onnxruntime(pipeline: Any, example: torch.Tensor, workdir: str, job: str) -> Fn:

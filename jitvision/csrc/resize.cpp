@@ -327,6 +327,19 @@ at::Tensor resize_center_crop(const at::Tensor& image, at::IntArrayRef size, std
              to_float);
 }
 
+// The registered kernel takes the schema's SymInts: a boxed caller may pass a list of SymInts (inductor's
+// cpp_wrapper does), which a kernel taking IntArrayRef cannot unbox ("Expected IntList but got GenericList").
+at::Tensor resize_center_crop_symint(const at::Tensor& image, c10::SymIntArrayRef size,
+                                     std::optional<c10::SymInt> max_size, c10::OptionalArrayRef<c10::SymInt> crop_size,
+                                     std::optional<at::ArrayRef<double>> mean, std::optional<at::ArrayRef<double>> std,
+                                     bool to_float) {
+  std::optional<int64_t> max_int;
+  if (max_size.has_value()) max_int = max_size->guard_int(__FILE__, __LINE__);
+  at::OptionalIntArrayRef crop_int;
+  if (crop_size.has_value()) crop_int = C10_AS_INTARRAYREF_SLOW(*crop_size);
+  return resize_center_crop(image, C10_AS_INTARRAYREF_SLOW(size), max_int, crop_int, mean, std, to_float);
+}
+
 }  // namespace
 }  // namespace jitvision_native
 
@@ -352,6 +365,6 @@ TORCH_LIBRARY_IMPL(jitvision_native, CompositeExplicitAutograd, m) {
 
 TORCH_LIBRARY_IMPL(jitvision_native, CPU, m) {
   m.impl("resized_crop", &jitvision_native::resized_crop);
-  m.impl("resize_center_crop", &jitvision_native::resize_center_crop);
+  m.impl("resize_center_crop", &jitvision_native::resize_center_crop_symint);
   m.impl("random_resized_crop", &jitvision_native::random_resized_crop);
 }

@@ -84,6 +84,23 @@ def test_threads_job_rows():
     assert table.count("\n") == 3 and "| train | eager |" in table and "| train | torchvision |" in table
 
 
+def test_native_call_is_the_fused_pipelines_call():
+    # The native-op / compiled-op rows time the call the fused presets make: the inference preset's output is the
+    # pipeline's, bit for bit, on a random size; the training preset's is random (a crop, a flip) of the same form.
+    import jitvision.transforms as T
+    from jitvision.bench import compose
+
+    gen = torch.Generator().manual_seed(int(torch.randint(0, 2**31, ()).item()))
+    height, width = (int(v) for v in torch.randint(230, 400, (2,), generator=gen))
+    image = torch.randint(0, 256, (3, height, width), dtype=torch.uint8, generator=gen)
+    torch.testing.assert_close(threads.native_call("infer")(image), compose(T, "infer")(image), rtol=0, atol=0)
+    outputs = [threads.native_call("train")(image) for _ in range(4)]
+    assert all(o.shape == (3, 224, 224) and o.dtype == torch.float32 for o in outputs)
+    assert any(not torch.equal(outputs[0], o) for o in outputs[1:])  # the draws stay live
+    with pytest.raises(threads.Unavailable):
+        threads.native_call("detection")
+
+
 def test_gil_held_measures_the_gil():
     numbers = list(range(200_000, 0, -1))
     holds = threads.gil_held(lambda x: sorted(numbers), torch.zeros(1), calls=5)  # C code, no GIL release
