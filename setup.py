@@ -104,12 +104,8 @@ def _extensions():
     # CppExtension links libtorch_python, which needs Python's symbols: this library must not.
     ext.libraries = [lib for lib in ext.libraries if lib != "torch_python"] + (["jpeg"] if jpeg else [])
     # The CPython binding of the eager hot ops (a Python extension: Python.h and libtorch_python; no kernels).
-    fastcall = CppExtension(
-        FASTCALL,
-        sorted(glob.glob("jitvision/csrc_py/*.cpp")),
-        extra_compile_args=["-O2", "-Wno-psabi"],
-        optional=True,
-    )
+    fastcall_sources = sorted(glob.glob("jitvision/csrc_py/*.cpp"))
+    fastcall = CppExtension(FASTCALL, fastcall_sources, extra_compile_args=["-O2", "-Wno-psabi"], optional=True)
 
     # ninja (when installed) compiles the sources in parallel and recompiles only what changed: a one-file change
     # rebuilds in ~25 s instead of ~3 min on 2 cores. Without it setuptools compiles every source, one by one.
@@ -141,8 +137,9 @@ def _extensions():
                         with open(stem + VERSION_SUFFIX, "w") as f:
                             f.write(torch.__version__ + "\n")
 
-    # The sanitizer build is of the library alone (the native tests load it into an uninstrumented Python).
-    return [ext] + ([] if sanitize else [fastcall]), {"build_ext": BuildNative}
+    # The sanitizer build is of the library alone (the native tests load it into an uninstrumented Python); a tree
+    # without csrc_py (tests/deploy/test_build.py's minimal checkout) builds the library alone too.
+    return [ext] + ([] if sanitize or not fastcall_sources else [fastcall]), {"build_ext": BuildNative}
 
 
 ext_modules, cmdclass = _extensions()
