@@ -61,13 +61,18 @@ def test_op_matches_torchvision(seed):
             _close(out.as_subclass(torch.Tensor), _tv(to_torchvision(inpt), quality).as_subclass(torch.Tensor))
 
 
+@pytest.mark.parametrize("path", ["planes", "interleaved"])
 @pytest.mark.parametrize("seed", range(3))
-def test_rgb_raw_path_is_bit_identical_to_torchvision(seed):
+def test_rgb_raw_path_is_bit_identical_to_torchvision(seed, path, monkeypatch):
     # RGB goes through libjpeg's raw-data interface with the colour conversion and the 4:2:0 resampling done on
-    # the planes (csrc/jpeg_ycc.cpp): the same pixels as torchvision's encode_jpeg + decode_jpeg, exactly. The
+    # the planes (csrc/jpeg_ycc.cpp) where those loops are SIMD, else (and with JITVISION_JPEG_INTERLEAVED=1, read
+    # on each call) through interleaved rows and libjpeg's own conversion. Both: the same pixels as torchvision's
+    # encode_jpeg + decode_jpeg, exactly. The
     # sizes cover the edges: odd and even heights and widths (bottom/right replication, the last MCU), widths of
     # 1-4 (libjpeg's plain chroma replication instead of the fancy filter), widths around and past the 16-pixel
     # SIMD steps (their scalar tails), and several MCU rows; noise next to smooth content and saturated colours.
+    if path == "interleaved":
+        monkeypatch.setenv("JITVISION_JPEG_INTERLEAVED", "1")
     rng = random.Random(100 + seed)
     gen = torch.Generator().manual_seed(100 + seed)
     sizes = [(rng.randint(1, 3), rng.randint(1, 6)), (rng.randint(1, 40), rng.randint(1, 4)),

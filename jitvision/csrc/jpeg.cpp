@@ -6,8 +6,10 @@
 // - Layout: the input stays CHW. RGB images go through libjpeg's raw-data interface (raw_data_in / raw_data_out):
 //   the RGB <-> YCbCr conversion and the 4:2:0 down/upsampling that libjpeg would do on interleaved pixels are done
 //   here on the planes (jpeg_ycc.cpp, in libjpeg-turbo's integer arithmetic, so the pixels are libjpeg's: the tests
-//   compare with torchvision bit for bit), so no pixel is ever interleaved. One-channel images are handed to libjpeg
-//   row by row with no copy at all.
+//   compare with torchvision bit for bit), so no pixel is ever interleaved. That holds where jpeg_ycc.cpp's loops
+//   are SIMD (x86-64 with AVX2); elsewhere (or with JITVISION_JPEG_INTERLEAVED=1, for the tests) RGB rows are
+//   interleaved 16 at a time and libjpeg converts them itself (its own SIMD: faster there than our scalar loops;
+//   the same pixels). One-channel images are handed to libjpeg row by row with no copy at all.
 // - quality: an integer tensor of one value, or one per block of consecutive images of the flattened batch
 //   (numel R with N % R == 0: image m uses quality[m / (N / R)]), read here, so a drawn quality stays live in a
 //   traced graph. 1..100 (ValueError otherwise).
@@ -253,10 +255,54 @@ bool decode_rgb_raw(Codec* codec, uint8_t* dst, int height, int width, const Raw
   return true;
 }
 
+// The RGB planes at `src` as interleaved rows for jpeg_write_scanlines, kMcuRows at a time through codec->work
+// (the path where jpeg_ycc's loops are not SIMD). Runs inside run_codec's setjmp.
+void encode_rgb_interleaved(Codec* codec, const uint8_t* src, int height, int width) {
+  jpeg_compress_struct* enc = &codec->enc;
+  const int64_t plane = static_cast<int64_t>(height) * width;
+  while (enc->next_scanline < enc->image_height) {
+    const int y = static_cast<int>(enc->next_scanline);
+    const int n = height - y < kMcuRows ? height - y : kMcuRows;
+    for (int i = 0; i < n; ++i) {
+      uint8_t* row = codec->work + static_cast<int64_t>(i) * 3 * width;
+      const uint8_t* r = src + static_cast<int64_t>(y + i) * width;
+      for (int x = 0; x < width; ++x) {
+        row[3 * x] = r[x];
+        row[3 * x + 1] = r[plane + x];
+        row[3 * x + 2] = r[2 * plane + x];
+      }
+      codec->rows[0][i] = row;
+    }
+    jpeg_write_scanlines(enc, codec->rows[0], static_cast<JDIMENSION>(n));
+  }
+}
+
+// Decode (after jpeg_start_decompress, RGB out) into the planes at `dst` through interleaved rows in codec->work.
+void decode_rgb_interleaved(Codec* codec, uint8_t* dst, int height, int width) {
+  jpeg_decompress_struct* dec = &codec->dec;
+  const int64_t plane = static_cast<int64_t>(height) * width;
+  while (dec->output_scanline < dec->output_height) {
+    const int y = static_cast<int>(dec->output_scanline);
+    const int want = height - y < kMcuRows ? height - y : kMcuRows;
+    for (int i = 0; i < want; ++i) codec->rows[0][i] = codec->work + static_cast<int64_t>(i) * 3 * width;
+    const int got = static_cast<int>(jpeg_read_scanlines(dec, codec->rows[0], static_cast<JDIMENSION>(want)));
+    for (int i = 0; i < got; ++i) {
+      const uint8_t* row = codec->rows[0][i];
+      uint8_t* r = dst + static_cast<int64_t>(y + i) * width;
+      for (int x = 0; x < width; ++x) {
+        r[x] = row[3 * x];
+        r[plane + x] = row[3 * x + 1];
+        r[2 * plane + x] = row[3 * x + 2];
+      }
+    }
+  }
+}
+
 // Encode the planes at `src` (C planes of H x W, contiguous) with `quality` and decode into `dst` (same layout).
 // The only function that calls setjmp for the round trip: POD state only. False if libjpeg failed. codec->work
-// holds raw_layout(height, width)'s bytes (RGB).
-bool run_codec(Codec* codec, const uint8_t* src, uint8_t* dst, int channels, int height, int width, int quality) {
+// holds work_bytes(...)'s bytes. `planes`: RGB through the raw-data interface (else interleaved rows).
+bool run_codec(Codec* codec, const uint8_t* src, uint8_t* dst, int channels, int height, int width, int quality,
+               bool planes) {
   if (setjmp(codec->error.jump)) {
     jpeg_abort_compress(&codec->enc);  // back to the idle state (frees per-image memory): reusable, destroyable
     jpeg_abort_decompress(&codec->dec);
@@ -270,10 +316,13 @@ bool run_codec(Codec* codec, const uint8_t* src, uint8_t* dst, int channels, int
   enc->in_color_space = channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
   jpeg_set_defaults(enc);  // RGB: YCbCr, 4:2:0
   jpeg_set_quality(enc, quality, TRUE);
-  enc->raw_data_in = channels == 3 ? TRUE : FALSE;
+  const bool raw = channels == 3 && planes;
+  enc->raw_data_in = raw ? TRUE : FALSE;
   jpeg_start_compress(enc, TRUE);
-  if (channels == 3) {
+  if (raw) {
     encode_rgb_raw(codec, src, height, width, layout);
+  } else if (channels == 3) {
+    encode_rgb_interleaved(codec, src, height, width);
   } else {
     while (enc->next_scanline < enc->image_height) {
       const int y = static_cast<int>(enc->next_scanline);
@@ -289,7 +338,7 @@ bool run_codec(Codec* codec, const uint8_t* src, uint8_t* dst, int channels, int
   jpeg_decompress_struct* dec = &codec->dec;
   jpeg_mem_src(dec, codec->dest.buffer, static_cast<unsigned long>(codec->dest.used));
   jpeg_read_header(dec, TRUE);
-  dec->raw_data_out = channels == 3 ? TRUE : FALSE;
+  dec->raw_data_out = raw ? TRUE : FALSE;
   jpeg_start_decompress(dec);
   if (dec->output_width != static_cast<JDIMENSION>(width) ||
       dec->output_height != static_cast<JDIMENSION>(height) || dec->num_components != channels) {
@@ -299,11 +348,13 @@ bool run_codec(Codec* codec, const uint8_t* src, uint8_t* dst, int channels, int
     jpeg_abort_decompress(dec);
     return false;
   }
-  if (channels == 3) {
+  if (raw) {
     if (!decode_rgb_raw(codec, dst, height, width, layout)) {
       jpeg_abort_decompress(dec);
       return false;
     }
+  } else if (channels == 3) {
+    decode_rgb_interleaved(codec, dst, height, width);
   } else {
     while (dec->output_scanline < dec->output_height) {
       const int y = static_cast<int>(dec->output_scanline);
@@ -360,15 +411,26 @@ Codec* codec_for_this_thread(size_t dest_bytes, size_t work_bytes) {
   return codec;
 }
 
+// RGB through the raw-data interface (our SIMD conversion) or through interleaved rows (libjpeg's conversion).
+bool rgb_through_planes() {
+  const char* forced = std::getenv("JITVISION_JPEG_INTERLEAVED");
+  return jpeg_ycc::planes_path_is_fast() && !(forced != nullptr && forced[0] == '1');
+}
+
 void roundtrip_range(const uint8_t* src, uint8_t* dst, const int64_t* qualities, int64_t per_quality,
-                     int64_t begin, int64_t end, int channels, int height, int width) {
+                     int64_t begin, int64_t end, int channels, int height, int width, bool planes) {
   const RawLayout layout = raw_layout(height, width);
-  const size_t work = channels == 3 ? static_cast<size_t>(std::max(layout.encode_bytes, layout.decode_bytes)) : 0;
+  size_t work = 0;
+  if (channels == 3) {
+    work = planes ? static_cast<size_t>(std::max(layout.encode_bytes, layout.decode_bytes))
+                  : static_cast<size_t>(kMcuRows) * 3 * width;
+  }
   Codec* codec = codec_for_this_thread(static_cast<size_t>(height) * width * channels / 4 + 4096, work);
   const int64_t image_size = static_cast<int64_t>(channels) * height * width;
   for (int64_t m = begin; m < end; ++m) {
     const int quality = static_cast<int>(qualities[m / per_quality]);
-    const bool ok = run_codec(codec, src + m * image_size, dst + m * image_size, channels, height, width, quality);
+    const bool ok =
+        run_codec(codec, src + m * image_size, dst + m * image_size, channels, height, width, quality, planes);
     TORCH_CHECK(ok, "jpeg: libjpeg failed: ", codec->error.message);
   }
   if (codec->work_capacity > kKeptBytes) {  // a large image's buffers are not kept for the thread's lifetime
@@ -416,9 +478,10 @@ at::Tensor jpeg_u8(const at::Tensor& images, const at::Tensor& quality) {
   const uint8_t* src_data = src.const_data_ptr<uint8_t>();
   uint8_t* out_data = out.mutable_data_ptr<uint8_t>();
   const int64_t per_quality = images_count / rows;
+  const bool planes = rgb_through_planes();  // read here, outside the worker threads
   at::parallel_for(0, images_count, 1, [&](int64_t begin, int64_t end) {
     roundtrip_range(src_data, out_data, qualities, per_quality, begin, end, channels, static_cast<int>(height),
-                    static_cast<int>(width));
+                    static_cast<int>(width), planes);
   });
   return images.device().is_cpu() ? out : out.to(images.device());
 }

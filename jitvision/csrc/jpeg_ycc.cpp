@@ -289,6 +289,14 @@ void ycc_to_rgb_fancy_row(const uint8_t* y, const uint8_t* cb_nearest, const uin
   fancy_rgb_body(y, cb_sums, cr_sums, 0, width, r, g, b);
 }
 
+bool planes_path_is_fast() {
+#if defined(__x86_64__)
+  return has_avx2();
+#else
+  return false;
+#endif
+}
+
 void ycc_to_rgb_row(const uint8_t* y, const uint8_t* cb, const uint8_t* cr, int width, uint8_t* r, uint8_t* g,
                     uint8_t* b) {
 #if defined(__x86_64__)

@@ -33,5 +33,9 @@ void ycc_to_rgb_fancy_row(const uint8_t* y, const uint8_t* cb_nearest, const uin
 void ycc_to_rgb_row(const uint8_t* y, const uint8_t* cb, const uint8_t* cr, int width, uint8_t* r, uint8_t* g,
                     uint8_t* b);
 
+// True where the loops above have their SIMD form (x86-64 with AVX2, checked at run time). Elsewhere they run as
+// scalar code, ~2x slower than libjpeg's own (SIMD) conversion, so jpeg.cpp hands libjpeg interleaved rows instead.
+bool planes_path_is_fast();
+
 }  // namespace jpeg_ycc
 }  // namespace jitvision_native

@@ -353,6 +353,15 @@ struct PlaneSet {
   bool fixed;  // mode 2: the fixed-point interior blend
 };
 
+// The two bytes at base + off[j] (a tap row's left and right neighbours), for 8 pixels, in the low 16 bits of each
+// 32-bit lane. Scalar loads, not vpgatherdd: on this AMD EPYC (Zen 3) the gathers were ~45% of the blend's samples
+// in perf, and 8 scalar 16-bit loads and inserts are cheaper (and read no byte past the pair).
+JV_AVX2 inline __m256i load_pairs(const uint8_t* base, const int32_t* off) {
+  uint16_t v[8];
+  for (int j = 0; j < 8; ++j) std::memcpy(&v[j], base + off[j], 2);
+  return _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(v)));
+}
+
 JV_AVX2 void bilinear_row_avx2(const RowPlan& r, int64_t OW, const PlaneSet& ps, int64_t H, int64_t W) {
   const bool has_fill = ps.fill[0] != nullptr, fixed = ps.fixed;
   const __m256i lo = _mm256_set1_epi32(0xff);
@@ -376,14 +385,13 @@ JV_AVX2 void bilinear_row_avx2(const RowPlan& r, int64_t OW, const PlaneSet& ps,
       }
       continue;
     }
-    const __m256i off = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r.off.data() + i));
     if (!fixed) {  // torchvision's float32 blend
       const __m256 nw = _mm256_loadu_ps(r.nw.data() + i), ne = _mm256_loadu_ps(r.ne.data() + i);
       const __m256 sw = _mm256_loadu_ps(r.sw.data() + i), se = _mm256_loadu_ps(r.se.data() + i);
       const __m256 mask = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(nw, ne), sw), se);
       for (int k = 0; k < ps.n; ++k) {
-        const __m256i a = _mm256_i32gather_epi32(reinterpret_cast<const int*>(ps.in[k]), off, 1);
-        const __m256i b = _mm256_i32gather_epi32(reinterpret_cast<const int*>(ps.in[k] + W), off, 1);
+        const __m256i a = load_pairs(ps.in[k], r.off.data() + i);
+        const __m256i b = load_pairs(ps.in[k] + W, r.off.data() + i);
         const __m256 p00 = _mm256_cvtepi32_ps(_mm256_and_si256(a, lo));
         const __m256 p01 = _mm256_cvtepi32_ps(_mm256_and_si256(_mm256_srli_epi32(a, 8), lo));
         const __m256 p10 = _mm256_cvtepi32_ps(_mm256_and_si256(b, lo));
@@ -403,8 +411,8 @@ JV_AVX2 void bilinear_row_avx2(const RowPlan& r, int64_t OW, const PlaneSet& ps,
     const __m256i wx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r.wxq.data() + i));
     const __m256i wy = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(r.wyq.data() + i));
     for (int k = 0; k < ps.n; ++k) {
-      const __m256i a = _mm256_i32gather_epi32(reinterpret_cast<const int*>(ps.in[k]), off, 1);
-      const __m256i b = _mm256_i32gather_epi32(reinterpret_cast<const int*>(ps.in[k] + W), off, 1);
+      const __m256i a = load_pairs(ps.in[k], r.off.data() + i);
+      const __m256i b = load_pairs(ps.in[k] + W, r.off.data() + i);
       const __m256i ha = _mm256_madd_epi16(_mm256_shuffle_epi8(a, widen), wx);  // p00 (1 - fx) + p01 fx
       const __m256i hb = _mm256_madd_epi16(_mm256_shuffle_epi8(b, widen), wx);
       const __m256i h0 = _mm256_srli_epi32(_mm256_add_epi32(ha, r64), 7);  // rows rounded to 1/128 level
