@@ -1,5 +1,6 @@
 """The audit CLI, run in-process on a few ops of jitvision, torchvision and a user class."""
 
+import dataclasses
 import json
 import sys
 import types
@@ -7,8 +8,9 @@ import types
 import pytest
 import torch
 
-from jitvision import audit
+from jitvision import audit, tv_tensors
 from jitvision.__main__ import main as cli_main
+from jitvision._audit.report import markdown
 from jitvision._audit.targets import resolve_target
 
 
@@ -71,7 +73,7 @@ def test_jitvision_flip_functional_passes_every_mode(jitvision_result):
         failing = {name: cell for name, cell in row["cells"].items() if cell["status"] not in ("pass", "n/a")}
         assert not failing, failing
     summary = jitvision_result["summary"]["modes"]
-    assert summary["compile"] == {"passed": 4, "total": 4}
+    assert summary["compile"] == {"passed": 4, "failed": 0, "na": 0, "total": 4}
 
 
 def test_torchvision_random_flip_breaks_the_graph_with_a_reason():
@@ -86,7 +88,7 @@ def test_torchvision_random_flip_breaks_the_graph_with_a_reason():
     # torchvision scripts its v1 class instead of the v2 class itself.
     scripted = _cell(result, "RandomHorizontalFlip", "float", "script")
     assert scripted["status"] == "fail" and "another class" in scripted["reason"]
-    assert result["summary"]["modes"]["compile"] == {"passed": 0, "total": 1}
+    assert result["summary"]["modes"]["compile"] == {"passed": 0, "failed": 1, "na": 0, "total": 1}
 
 
 def test_user_class_target(tmp_path):
@@ -94,7 +96,8 @@ def test_user_class_target(tmp_path):
     assert [row["op"] for row in result["rows"]] == ["Double", "Double"]
     for row in result["rows"]:
         assert all(cell["status"] in ("pass", "n/a") for cell in row["cells"].values()), row
-    assert result["summary"]["modes"]["script"] == {"passed": 1, "total": 1}
+    # Image is a tv_tensor, which TorchScript does not take: n/a, neither passed nor failed.
+    assert result["summary"]["modes"]["script"] == {"passed": 1, "failed": 0, "na": 1, "total": 1}
 
 
 def test_user_random_class_reports_its_graph_break():
@@ -110,12 +113,14 @@ def test_cli_writes_json_and_markdown(tmp_path, capsys):
     args = ["audit", "--target", "tests.test_audit:Double", "--kinds", "float", "--modes", "eager,compile"]
     assert cli_main([*args, "--json", str(json_path), "--markdown", str(md_path), "--no-progress"]) == 0
     printed = capsys.readouterr().out
-    assert "cases passed per mode: eager 1/1, compile 1/1" in printed
+    assert "cases per mode: eager 1 passed / 0 failed / 0 n/a, compile 1 passed / 0 failed / 0 n/a" in printed
     result = json.loads(json_path.read_text())
     assert result["rows"][0]["cells"]["compile"]["status"] == "pass"
     markdown = md_path.read_text()
     assert "| op | api | kind | eager | compile |" in markdown
-    assert "cases passed per mode" in markdown
+    assert "cases per mode" in markdown
+    assert "| target | eager | compile |" in markdown
+    assert "| tests.test_audit:Double | 1 passed / 0 failed / 0 n/a | 1 passed / 0 failed / 0 n/a |" in markdown
 
 
 def test_ops_without_a_case_are_listed_not_dropped(monkeypatch):
@@ -181,3 +186,61 @@ def test_mixup_and_cutmix_are_audited_on_labelled_batches():
     theirs = audit.run_audit("torchvision", ops=["MixUp"], kinds=["labelled-tensor"], modes=["eager", "script"])
     assert _cell(theirs, "MixUp", "labelled-tensor", "eager")["status"] == "pass"
     assert _cell(theirs, "MixUp", "labelled-tensor", "script")["status"] == "fail"
+
+
+# ---- cases that torchvision itself refuses --------------------------------------------------------------------
+
+
+class RandomErasing(torch.nn.Module):
+    """A user's class under torchvision's name, so the audit judges its failures against torchvision's
+    RandomErasing: it takes that class's arguments and refuses every input, boxes with a ValueError, the rest
+    with a TypeError."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        error = ValueError if isinstance(x, tv_tensors.BoundingBoxes) else TypeError
+        raise error("RandomErasing: refuses every input")
+
+
+def test_cells_torchvision_refuses_are_not_applicable_with_its_reason():
+    ops = ["RandomGrayscale", "RandomErasing", "RandomPhotometricDistort", "RandomChannelPermutation"]
+    kinds = ["Mask", "BoundingBoxes", "RotatedBoxes", "KeyPoints"]
+    result = audit.run_audit("jitvision", ops=ops, kinds=kinds, modes=["eager", "compile", "script", "export"])
+    assert len(result["rows"]) == len(ops) * len(kinds)
+    for row in result["rows"]:
+        eager = row["cells"]["eager"]
+        assert eager["status"] == "n/a", (row["op"], row["kind"], eager)
+        assert eager["reason"].startswith("torchvision ") and "raises the same TypeError" in eager["reason"], eager
+        assert all(cell["status"] == "n/a" for cell in row["cells"].values()), row
+    for counts in result["summary"]["modes"].values():
+        assert counts == {"passed": 0, "failed": 0, "na": len(ops) * len(kinds), "total": 0}
+    text = markdown(result)
+    assert "Cases that do not apply" in text and "RandomGrayscale (class) [Mask, BoundingBoxes" in text
+    assert "| jitvision | 0 passed / 0 failed / 16 n/a |" in text
+
+
+def test_a_listed_refusal_that_torchvision_does_not_share_stays_a_failure(monkeypatch):
+    from jitvision._audit import cases
+
+    case = cases.CLASS_CASES["RandomErasing"]
+    assert case.torchvision_refuses["Mask"] is TypeError
+    # torchvision's RandomErasing refuses a Mask, boxes and keypoints with a TypeError and transforms an Image.
+    listed = {"Mask": TypeError, "Image": TypeError, "KeyPoints": ValueError, "BoundingBoxes": ValueError}
+    monkeypatch.setitem(cases.CLASS_CASES, "RandomErasing", dataclasses.replace(case, torchvision_refuses=listed))
+    kinds = ["Mask", "Image", "KeyPoints", "BoundingBoxes", "Video"]
+    result = audit.run_audit("tests.test_audit:RandomErasing", kinds=kinds, modes=["eager", "compile"])
+    mask = _cell(result, "RandomErasing", "Mask", "eager")
+    assert mask["status"] == "n/a" and "raises the same TypeError" in mask["reason"], mask
+    assert _cell(result, "RandomErasing", "Mask", "compile")["status"] == "n/a"
+    image = _cell(result, "RandomErasing", "Image", "eager")
+    assert image["status"] == "fail" and "does not refuse this input" in image["reason"], image
+    assert _cell(result, "RandomErasing", "Image", "compile")["status"] == "skip"
+    keypoints = _cell(result, "RandomErasing", "KeyPoints", "eager")  # ours is a TypeError, listed a ValueError
+    assert keypoints["status"] == "fail" and "as a ValueError" in keypoints["reason"], keypoints
+    boxes = _cell(result, "RandomErasing", "BoundingBoxes", "eager")  # ours and the list: ValueError; theirs not
+    assert boxes["status"] == "fail" and "raises TypeError" in boxes["reason"], boxes
+    video = _cell(result, "RandomErasing", "Video", "eager")  # not listed: an ordinary failure
+    assert video["status"] == "fail" and video["reason"] == "TypeError: RandomErasing: refuses every input"
+    assert result["summary"]["modes"]["eager"] == {"passed": 0, "failed": 4, "na": 1, "total": 4}

@@ -7,7 +7,7 @@ target). Names the target exports without a row are listed as "no audit case".
 
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Callable, Dict, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Optional, Tuple, Type, Union
 
 import PIL.Image
 import torch
@@ -47,6 +47,7 @@ DENSE_KINDS: Tuple[str, ...] = ("float", "uint8", "Image", "Video", "Mask", "bat
 class NotApplicable(Exception):
     """An input kind the target cannot take at all (torchvision has no batch tv_tensors)."""
 
+
 MEAN = [0.485, 0.456, 0.406]
 STD = [0.229, 0.224, 0.225]
 
@@ -68,8 +69,9 @@ class BoxFormat:
 class Case:
     """How to call one op: ``kwargs`` (or a function of the target's transforms module, for ops that take other
     transforms), the input kinds it supports, the dtype of its image-like inputs, ``plain_kwargs`` added for
-    plain-tensor inputs (which carry no format or canvas), and ``python_only``: why the op cannot be traced or
-    scripted at all (its output is not a tensor), which makes those modes not applicable."""
+    plain-tensor inputs (which carry no format or canvas), ``python_only``: why the op cannot be traced or
+    scripted at all (its output is not a tensor), which makes those modes not applicable, and
+    ``torchvision_refuses``: the kinds on which torchvision raises too (checked against torchvision per cell)."""
 
     kwargs: Kwargs = field(default_factory=dict)
     kinds: Tuple[str, ...] = KINDS
@@ -81,6 +83,11 @@ class Case:
     # Why the arguments fix the input's height and width (a tensor argument of the image's size): the dynamic=True
     # and dynamic-export cells, which call at other sizes with the same arguments, are then not applicable.
     shape_bound: Optional[str] = None
+    # Input kinds torchvision itself refuses for this op, with the exception type it raises there (e.g. a sample
+    # without an image for a transform that draws from the image's size). An eager failure on such a kind with that
+    # exception type becomes "n/a" only once the audit has run torchvision on the same input and seen it raise the
+    # same type (see ``oracle.py``); otherwise the cell stays a failure.
+    torchvision_refuses: Dict[str, Type[Exception]] = field(default_factory=dict)
 
     def arguments(
         self, transforms_module: Optional[ModuleType], tv_tensors: Optional[ModuleType] = None, kind: str = "float"
@@ -141,6 +148,13 @@ _GRAYSCALE_KINDS = ("float", "uint8", "Image", "PIL")
 _PHOTOMETRIC_CLASS_KINDS = (*KINDS, "PIL", *BATCH_KINDS)
 # The automatic augmentation policies take images and videos only, as torchvision's (boxes/masks raise).
 _POLICY_KINDS = ("float", "uint8", "Image", "Video", "PIL", "batch", "batch-tensor")
+
+
+# These classes size their draw from the sample's image or video (its channels, or its height and width): a sample
+# holding only masks, boxes or keypoints has none, and torchvision raises a TypeError, as jitvision does.
+_NO_IMAGE_REFUSED: Dict[str, Type[Exception]] = {
+    kind: TypeError for kind in ("Mask", "BoundingBoxes", "RotatedBoxes", "KeyPoints")
+}
 
 
 def _random_steps(T: ModuleType) -> Dict[str, Any]:
@@ -241,9 +255,15 @@ CLASS_CASES: Dict[str, Case] = {
     "ToTensor": Case(kinds=("PIL",)),
     "GaussianBlur": Case({"kernel_size": 5, "sigma": (0.1, 2.0)}),
     "GaussianNoise": Case({"mean": 0.0, "sigma": 0.1}),
-    "RandomErasing": Case({"p": 0.5, "value": 0.0}),
+    "RandomErasing": Case({"p": 0.5, "value": 0.0}, torchvision_refuses=_NO_IMAGE_REFUSED),
     "JPEG": Case({"quality": (20, 80)}, kinds=KINDS[1:], script_note=_JPEG_SCRIPT),  # uint8 only, as torchvision
-    "LinearTransformation": Case(_linear_transformation, kinds=("float", "Image"), image_dtype=torch.float32),
+    "LinearTransformation": Case(
+        _linear_transformation,
+        kinds=("float", "Image"),
+        image_dtype=torch.float32,
+        shape_bound="the matrix is [C*H*W, C*H*W] of the image's size (torchvision's contract): other sizes are "
+        "rejected in eager too",
+    ),
     "UniformTemporalSubsample": Case({"num_samples": 2}, kinds=("Video",)),
     "SanitizeBoundingBoxes": Case(kinds=("detection", "detection-rotated")),
     "ConvertBoundingBoxFormat": Case({"format": "CXCYWH"}, kinds=("float", "BoundingBoxes", "detection")),
@@ -254,9 +274,9 @@ CLASS_CASES: Dict[str, Case] = {
     "ColorJitter": Case(
         {"brightness": 0.4, "contrast": 0.4, "saturation": 0.4, "hue": 0.1}, kinds=_PHOTOMETRIC_CLASS_KINDS
     ),
-    "RandomPhotometricDistort": Case(kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "RandomPhotometricDistort": Case(kinds=_PHOTOMETRIC_CLASS_KINDS, torchvision_refuses=_NO_IMAGE_REFUSED),
     "Grayscale": Case({"num_output_channels": 1}, kinds=_PHOTOMETRIC_CLASS_KINDS),
-    "RandomGrayscale": Case({"p": 0.5}, kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "RandomGrayscale": Case({"p": 0.5}, kinds=_PHOTOMETRIC_CLASS_KINDS, torchvision_refuses=_NO_IMAGE_REFUSED),
     "RGB": Case(kinds=_PHOTOMETRIC_CLASS_KINDS),
     "RandomInvert": Case({"p": 0.5}, kinds=_PHOTOMETRIC_CLASS_KINDS),
     "RandomPosterize": Case({"bits": 3}, kinds=_PHOTOMETRIC_CLASS_KINDS),
@@ -264,7 +284,7 @@ CLASS_CASES: Dict[str, Case] = {
     "RandomAutocontrast": Case({"p": 0.5}, kinds=_PHOTOMETRIC_CLASS_KINDS),
     "RandomEqualize": Case({"p": 0.5}, kinds=_PHOTOMETRIC_CLASS_KINDS),
     "RandomAdjustSharpness": Case({"sharpness_factor": 2.0}, kinds=_PHOTOMETRIC_CLASS_KINDS),
-    "RandomChannelPermutation": Case(kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "RandomChannelPermutation": Case(kinds=_PHOTOMETRIC_CLASS_KINDS, torchvision_refuses=_NO_IMAGE_REFUSED),
     "FiveCrop": Case({"size": 12}, kinds=("float", "uint8", "Image", "Video")),
     "TenCrop": Case({"size": 12}, kinds=("float", "uint8", "Image", "Video")),
     "RandomAffine": Case({"degrees": 30, "translate": (0.1, 0.1), "scale": (0.9, 1.1), "shear": 5}),
