@@ -36,7 +36,9 @@ class _MetadataTransform(Transform):
         return {}
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        if torch.jit.is_scripting():
+        # A plain tensor (TorchScript sees nothing else; ``forward_batch`` hands a plain batch here) has no box
+        # format or canvas: it passes through, as in torchvision.
+        if torch.jit.is_scripting() or is_pure_tensor(inpt):
             return inpt
         return self._apply_eager(inpt)
 

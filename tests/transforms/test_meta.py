@@ -261,3 +261,23 @@ def test_convert_bounding_box_format_to_the_same_format_returns_the_input():
     plain = boxes.as_subclass(torch.Tensor)
     assert F.convert_bounding_box_format(plain, old_format="XYWH", new_format="XYWH") is plain
     assert tv_functional.convert_bounding_box_format(plain, old_format="XYWH", new_format="XYWH") is plain
+
+
+@pytest.mark.parametrize(
+    "name, args",
+    [("ClampBoundingBoxes", ()), ("ClampKeyPoints", ()), ("ConvertBoundingBoxFormat", ("CXCYWH",)),
+     ("SetClampingMode", ("hard",))],
+)
+def test_metadata_classes_pass_plain_tensors_through_as_torchvision(name, args):
+    # A plain tensor has no box format or canvas: torchvision's classes return it unchanged (its functionals raise);
+    # ours too, in a sample and through forward_batch (which used to hand the plain batch to the box kernel).
+    import torchvision.transforms.v2 as tv_transforms
+
+    import jitvision.transforms as T
+
+    images = torch.randint(0, 256, (2, 3, 9, 7), dtype=torch.uint8)
+    ours, theirs = getattr(T, name)(*args), getattr(tv_transforms, name)(*args)
+    expected = theirs(images)
+    assert type(expected) is torch.Tensor and torch.equal(expected, images)
+    for out in (ours(images), ours.forward_batch(images), torch.jit.script(ours).forward_batch(images)):
+        assert type(out) is torch.Tensor and torch.equal(out, images)
