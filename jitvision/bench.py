@@ -452,8 +452,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     )
     parser.add_argument(
         "--runtimes",
-        help="--threads: comma-separated: control,torchvision,eager,scripted,compiled,compiled-forward,native-op,"
-        "compiled-op,aoti,"
+        help="--threads: comma-separated: control,torchvision,eager,scripted,compiled,compiled-plain,compiled-forward,"
+        "native-op,compiled-op,aoti,"
         "onnxruntime,cpp-control,cpp-script,cpp-aoti (native-op / compiled-op: the presets' one native call from "
         "Python, plain and compiled; the cpp-* rows run the C++ example examples/deploy: a checkout only)",
     )

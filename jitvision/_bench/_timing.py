@@ -66,10 +66,16 @@ class CountingCompiler:
         return compile_fx(gm, example_inputs)
 
 
-def compile_static(fn: Any, inner: str = "inductor") -> Tuple[Any, CountingCompiler]:
+def compile_static(fn: Any, inner: str = "inductor", guard_filter: bool = False) -> Tuple[Any, CountingCompiler]:
     """``torch.compile(fn)`` (inductor unless ``inner="eager"``), and its graph counter. Call it, and the result,
-    inside ``static_shapes()``: together they are ``torch.compile(fn, dynamic=False)`` without its per-call cost."""
+    inside ``static_shapes()``: together they are ``torch.compile(fn, dynamic=False)`` without its per-call cost.
+    ``guard_filter=True``: ``jitvision.transforms.compile(fn)`` instead (jitvision transforms only: one token guard
+    per transform instead of the guards on their attributes)."""
     counter = CountingCompiler(inner)
+    if guard_filter:
+        import jitvision.transforms as T
+
+        return T.compile(fn, backend=counter), counter
     return torch.compile(fn, backend=counter), counter
 
 

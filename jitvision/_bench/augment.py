@@ -2,11 +2,13 @@
 
 Two jobs on a 3x256x256 uint8 image, one thread: RandomResizedCrop(224), RandomHorizontalFlip, then
 TrivialAugmentWide (``ta``) or RandAugment(num_ops=2, magnitude=9) (``ra``), ToDtype(float32, scale=True),
-Normalize(ImageNet). Variants: torchvision v2 eager; jitvision eager and compiled (``torch.compile``, inductor,
-static shapes); timm's own PIL training transform (``timm.data.create_transform(224, is_training=True,
-auto_augment='rand-m9-mstd0.5')``, the same image as a PIL image) when timm is installed (the ``bench`` extra).
-Every call draws new operations, so a time is a mean over the policy's operations: the variants are timed in
-interleaved rounds and each keeps its best round (``jitvision.bench.run``'s method).
+Normalize(ImageNet). Variants: torchvision v2 eager; jitvision eager, compiled (``jitvision.transforms.compile``:
+torch.compile with jitvision's guard filter, see ``transforms/_compile.py``) and compiled-plain (``torch.compile`` of
+the Compose module, all of dynamo's guards), both inductor, static shapes; timm's own PIL training transform
+(``timm.data.create_transform(224, is_training=True, auto_augment='rand-m9-mstd0.5')``, the same image as a PIL
+image) when timm is installed (the ``bench`` extra). Every call draws new operations, so a time is a mean over the
+policy's operations: the variants are timed in interleaved rounds and each keeps its best round
+(``jitvision.bench.run``'s method).
 """
 
 from typing import Any, Callable, Dict, List, Optional
@@ -19,7 +21,13 @@ from ._timing import Unavailable, static_shapes
 MEAN = [0.485, 0.456, 0.406]
 STD = [0.229, 0.224, 0.225]
 JOBS = ("ta", "ra")
-VARIANTS = (("torchvision", "eager"), ("jitvision", "eager"), ("jitvision", "compiled"), ("timm", "eager"))
+VARIANTS = (
+    ("torchvision", "eager"),
+    ("jitvision", "eager"),
+    ("jitvision", "compiled"),
+    ("jitvision", "compiled-plain"),
+    ("timm", "eager"),
+)
 
 
 def pipeline(ns: Any, job: str) -> Any:
@@ -49,7 +57,9 @@ def build(library: str, mode: str, job: str) -> Callable[[Any], Any]:
     import jitvision.transforms as T
 
     fn = pipeline(T, job)
-    return torch.compile(fn, fullgraph=True) if mode == "compiled" else fn
+    if mode == "compiled":
+        return T.compile(fn, fullgraph=True)
+    return torch.compile(fn, fullgraph=True) if mode == "compiled-plain" else fn
 
 
 def make_input(library: str) -> Any:
@@ -74,7 +84,7 @@ def run(
                 row: Dict[str, Any] = {"job": job, "library": library, "mode": mode, "time_us": None}
                 try:
                     fn, inpt = build(library, mode, job), make_input(library)
-                    for _ in range(10 if mode == "compiled" else 1):
+                    for _ in range(10 if mode.startswith("compiled") else 1):
                         fn(inpt)
                     runnable.append((row, fn, inpt))
                 except Unavailable as exc:
@@ -99,7 +109,7 @@ def run(
 
 
 def format_row(row: Dict[str, Any]) -> str:
-    name = f"{row['job']:<3} {row['library']:<12} {row['mode']:<9}"
+    name = f"{row['job']:<3} {row['library']:<12} {row['mode']:<14}"
     if row["time_us"] is None:
         return f"{name} unavailable: {row.get('unavailable')}"
     ratios = "  ".join(

@@ -7,8 +7,10 @@ Normalize on a 3x256x256 uint8 image; ``infer``: Resize(256) + CenterCrop(224) +
 - ``control``: not a pipeline, one ``torch.mm`` that releases the GIL: its speedup is what the machine allows at
   that moment (read the pipelines' speedups against it: on a loaded machine every row drops to ~1);
 - ``torchvision``: torchvision v2's eager Compose (the baseline of the time ratio);
-- ``eager``: jitvision's Compose; ``scripted``: ``torch.jit.script`` of it; ``compiled``: ``torch.compile`` of it
-  (inductor, static shapes);
+- ``eager``: jitvision's Compose; ``scripted``: ``torch.jit.script`` of it; ``compiled``:
+  ``jitvision.transforms.compile`` of it (torch.compile with jitvision's guard filter: one token guard per transform
+  instead of the guards on their attributes, see ``transforms/_compile.py``; inductor, static shapes);
+  ``compiled-plain``: ``torch.compile`` of it (all of dynamo's guards, the module wrapper);
 - ``compiled-forward``: ``torch.compile(pipeline.forward)``: the same graph and guards on the pipeline, without
   ``torch.compile(module)``'s wrapper module (its ``__call__`` runs nn.Module's call machinery and a context manager
   in Python, under the GIL, on every call);
@@ -52,8 +54,8 @@ from ._timing import Unavailable, failure, static_shapes
 
 WARMUP = 5
 RUNTIMES = (
-    "control", "torchvision", "eager", "scripted", "compiled", "compiled-forward", "native-op", "compiled-op", "aoti",
-    "onnxruntime", "cpp-control", "cpp-script", "cpp-aoti",
+    "control", "torchvision", "eager", "scripted", "compiled", "compiled-plain", "compiled-forward", "native-op",
+    "compiled-op", "aoti", "onnxruntime", "cpp-control", "cpp-script", "cpp-aoti",
 )
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "examples",
                        "deploy")
@@ -108,6 +110,8 @@ def _build(runtime: str, job: str, example: torch.Tensor, workdir: str, threads:
                 warnings.simplefilter("ignore")
                 fn = torch.jit.script(pipeline)
         elif runtime == "compiled":
+            fn = T.compile(pipeline)
+        elif runtime == "compiled-plain":
             fn = torch.compile(pipeline)
         elif runtime == "compiled-forward":
             fn = torch.compile(pipeline.forward)

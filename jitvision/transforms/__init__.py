@@ -15,6 +15,7 @@ from ._color._simple import (
     RandomPosterize,
     RandomSolarize,
 )
+from ._compile import compile
 from ._container import Compose
 from ._deprecated import ConvertImageDtype, ToTensor
 from ._erasing import RandomErasing

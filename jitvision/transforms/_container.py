@@ -137,6 +137,7 @@ class Compose(Transform):
 
     @torch.jit.unused
     def _run_batch(self, images: torch.Tensor) -> torch.Tensor:
+        self._read_guard_tokens()
         transforms = tuple(self.transforms)
         start = 0
         fused = run_fused(transforms, images, batch=True)
@@ -159,6 +160,7 @@ class Compose(Transform):
 
     @torch.jit.unused
     def _run(self, sample: Any, unpack: bool) -> Any:
+        self._read_guard_tokens()
         # A tuple, read afresh each call (the ModuleList may change): indexing a ModuleList formats a string key
         # per access, which was about a third of eager Compose's Python time.
         transforms = tuple(self.transforms)

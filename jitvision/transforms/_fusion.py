@@ -75,9 +75,17 @@ _TAIL_OP: list = []
 
 def _to_float_op() -> Any:
     """``jitvision_native::to_float_u8``, or None when the loaded library predates it."""
+    if torch.compiler.is_compiling():
+        # The cache is not read or filled while tracing: dynamo replayed the append after the first graph, and its
+        # guard on the empty list failed on the second call (one recompile per process).
+        return _load_float_op()
     if not _TAIL_OP:
-        _TAIL_OP.append(getattr(torch.ops.jitvision_native, "to_float_u8", None) if _native.AVAILABLE else None)
+        _TAIL_OP.append(_load_float_op())
     return _TAIL_OP[0]
+
+
+def _load_float_op() -> Any:
+    return getattr(torch.ops.jitvision_native, "to_float_u8", None) if _native.AVAILABLE else None
 
 
 def run_float_tail(transforms: Sequence[Any], i: int, sample: Any) -> Optional[Tuple[Any, int]]:

@@ -115,6 +115,7 @@ class _RandomContainer(Transform):
 
     @torch.jit.unused
     def _run_sample(self, sample: Any) -> Any:
+        self._read_guard_tokens()
         owner = type(self).__name__
         leaves = [leaf for leaf in pytree.tree_leaves(sample, is_leaf=sample_leaf) if isinstance(leaf, torch.Tensor)]
         device = leaves[0].device if leaves else torch.device("cpu")

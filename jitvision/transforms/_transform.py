@@ -17,6 +17,7 @@ B), and each leaf goes through ``transform_batch`` with the rows of those parame
 """
 
 import functools
+import itertools
 import struct
 from typing import Any, Callable, Dict, List, Optional
 
@@ -35,6 +36,8 @@ from ._utils import is_image_like, query_device, query_size
 from .functional._dispatch import _passthrough, get_kernel, is_pure_tensor
 
 Params = Dict[str, torch.Tensor]
+GUARD_TOKEN = "_guard_token"  # see Transform.__setattr__ and _compile.py
+_TOKENS = itertools.count(1)  # process-wide: a token names one transform instance in one state
 _TRUE = torch.tensor(True)  # the coin handed to ``_apply`` by the eager fast path (read only)
 
 
@@ -91,6 +94,16 @@ def _as_float32(value: float) -> float:
     return struct.unpack("f", struct.pack("f", value))[0]
 
 
+@torch.jit.unused
+def _read_tokens(module: nn.Module) -> None:
+    token = getattr(module, "_guard_token", 0) if isinstance(module, Transform) else 1  # a literal: no global guard
+    if token <= 0:
+        raise RuntimeError(f"{type(module).__name__}: no guard token (Transform.__init__ was not called)")
+    for child in module._modules.values():
+        if child is not None:
+            _read_tokens(child)
+
+
 class Transform(nn.Module):
     """Base of every jitvision transform.
 
@@ -114,6 +127,33 @@ class Transform(nn.Module):
         if generator is not None and not isinstance(generator, torch.Generator):
             raise TypeError(f"{type(self).__name__}: generator must be a torch.Generator, got {generator!r}")
         self.generator = generator
+
+    # ---- the guard token (``_compile.py``) -----------------------------------------------------------------
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        # Any assignment (a parameter, a replaced child, an instance method override) gives this transform a new
+        # token: ``jitvision.transforms.compile`` guards the tokens instead of every attribute the trace read.
+        self.__dict__[GUARD_TOKEN] = next(_TOKENS)
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        super().__setstate__(state)
+        self.__dict__[GUARD_TOKEN] = next(_TOKENS)  # a copy or an unpickled transform is another instance
+
+    @torch.jit.unused
+    def _read_guard_tokens(self) -> None:
+        """Under torch.compile: read the token of every transform in this tree in a Python branch, so that dynamo
+        guards each (EQUALS_MATCH) and the iteration guards each ``_modules`` dict's keys. A no-op in eager."""
+        if torch.compiler.is_compiling():
+            _read_tokens(self)
+
+    @torch.jit.unused
+    def compile(self, *args: Any, **kwargs: Any) -> None:
+        """``nn.Module.compile`` (compile this module's call in place) with jitvision's guard filter: see
+        ``jitvision.transforms.compile``, which takes the same arguments and returns the compiled callable."""
+        from ._compile import _with_filter
+
+        super().compile(*args, **_with_filter(kwargs))
 
     def __call__(self, *inputs: Any) -> Any:
         if len(inputs) == 1:
@@ -153,6 +193,8 @@ class Transform(nn.Module):
             raise ValueError(
                 "forward_batch: expected a batch [B, C, H, W] or [B, T, C, H, W], got " + str(images.ndim) + " dims"
             )
+        if not torch.jit.is_scripting():
+            self._read_guard_tokens()
         params = self._draw_batch(images.shape[0], images.shape[-2], images.shape[-1], images.device)
         return self.transform_batch(images, params)
 
@@ -160,6 +202,7 @@ class Transform(nn.Module):
 
     @torch.jit.unused
     def _forward_sample(self, sample: Any) -> Any:
+        self._read_guard_tokens()
         if type(sample) is torch.Tensor:  # the common single-image case skips flattening, not the leaf filter
             self.check_inputs([sample])
             if type(self)._needs_transform_list is Transform._needs_transform_list:  # the rule, for one tensor

@@ -1,0 +1,173 @@
+"""``compile(pipeline)`` / ``Transform.compile()``: torch.compile with far fewer guards on the transforms.
+
+Dynamo guards everything the trace read: on a jitvision pipeline that is mostly the transforms' own attributes
+(sizes, probabilities, fills, ``_native_spec`` entries, hook dicts, which methods the classes define, ...): ~400
+of the ~860 guard nodes of a timm-style training pipeline, checked before every call (~30-70 us of ~300 us).
+
+Here a ``guard_filter_fn`` drops the guards on attributes of jitvision transforms, and correctness rests on one
+guard per transform instead: ``Transform._guard_token``, an int that ``Transform.__setattr__`` replaces by a new
+process-wide unique value on every attribute assignment (and ``__setstate__`` on copy/unpickle), and that the
+traced code reads in a Python branch (``Transform._read_guard_tokens``), so dynamo guards it with an
+EQUALS_MATCH. Tokens are unique per instance and per state: another pipeline (sharing ``Compose.forward``'s code
+object), a replaced step or a reassigned parameter all fail that guard and recompile.
+
+Kept (see ``_keep``): every guard not rooted in the compiled frame's ``self`` (the inputs: tensor metadata, the
+sample's structure and tv_tensor types; globals; global state), and under ``self``: the tokens; tensors held by
+transforms (graph inputs: TENSOR_MATCH, aliasing); module hook dicts; the ``_modules`` dicts' keys (steps
+added/removed from a ModuleList); anything reached through a list/dict/set (mutated in place, no ``__setattr__``)
+or owned by a module that is not a jitvision Transform (no token). Dropped: constants, types and class-level
+lookups (method overrides, ``__dict__`` absence checks) on jitvision transforms' attributes.
+
+Not covered (documented in docs/design-notes.md): a monkeypatched jitvision class or function after the first
+call, writes that bypass ``__setattr__`` (``t.__dict__[k] = v``, ``object.__setattr__``), and in-place changes of
+non-container objects held by a transform that the trace read through attributes of a non-module object.
+"""
+
+import re
+import types
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set
+
+import torch
+from torch import nn
+
+from ._transform import GUARD_TOKEN, Transform
+
+_KEEP_TYPES = frozenset(
+    {
+        "TENSOR_MATCH",
+        "NO_TENSOR_ALIASING",
+        "DUPLICATE_INPUT",
+        "TENSOR_SUBCLASS_METADATA_MATCH",
+        "DICT_KEYS_MATCH",
+        "SHAPE_ENV",
+    }
+)
+# Identity checks on code: dropped on globals when the object is the libraries' own (``_library_code``).
+_CODE_TYPES = frozenset(
+    {"MODULE_MATCH", "CLOSURE_MATCH", "BUILTIN_MATCH", "CLASS_MATCH", "ID_MATCH", "DUPLICATE_INPUT"}
+)
+_LIBRARIES = frozenset({"torch", "jitvision", "builtins", "PIL"})
+_HOOKS = re.compile(r"\._\w*hooks\w*$")
+_MUTABLE = (list, dict, set, bytearray)
+_MODULE_DICTS = ("._modules", "._parameters", "._buffers")
+
+
+def _name(source: Any) -> str:
+    name = source.name
+    return name() if callable(name) else name
+
+
+def _chain(source: Any) -> List[Any]:
+    chain = []
+    while source is not None:
+        chain.append(source)
+        source = getattr(source, "base", None)
+    return chain
+
+
+def _library_code(value: Any) -> bool:
+    """A module, function, builtin, class or op packet of torch, jitvision, PIL or the builtins: code, whose
+    identity changes only by monkeypatching."""
+    if isinstance(value, types.ModuleType):
+        owner = value.__name__
+    elif isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type)) or type(value).__module__ in (
+        "torch._ops",
+    ):
+        owner = getattr(value, "__module__", None) or ""
+    else:
+        return False
+    return owner.split(".")[0] in _LIBRARIES
+
+
+def _keep(entry: Any, values: Dict[str, Any], tokened: Set[str]) -> bool:
+    """Whether to keep one guard (see the module docstring). Anything not understood is kept."""
+    source = getattr(entry.orig_guard, "originating_source", None)
+    if entry.is_global:
+        return not (entry.guard_type in _CODE_TYPES and entry.has_value and _library_code(entry.value))
+    if source is None:
+        return True
+    chain = _chain(source)
+    root = chain[-1]
+    if type(root).__name__ != "LocalSource" or getattr(root, "local_name", None) != "self":
+        return True  # the inputs, and everything else not on the compiled module
+    name = entry.name
+    if name.endswith("." + GUARD_TOKEN) or entry.guard_type in _KEEP_TYPES:
+        return True
+    if entry.has_value and isinstance(entry.value, torch.Tensor):
+        return True
+    if _HOOKS.search(name) or name.endswith("._modules") or "._modules))" in name:
+        return True
+    owner = None
+    for position, link in enumerate(chain):
+        if type(link).__name__ == "UnspecializedNNModuleSource":
+            owner = position
+            break
+    if owner is None:
+        return True
+    owner_name = _name(chain[owner])
+    if not isinstance(values.get(owner_name, None), Transform) or owner_name not in tokened:
+        return True  # a ModuleList, a user's nn.Module, a transform whose token the trace did not read
+    between = chain[:owner]
+    if any(type(link).__name__ in ("TypeSource", "TypeMROSource", "TypeDictSource") for link in between):
+        return False  # class-level lookups on a transform's class: code, not state
+    for link in between:
+        link_name = _name(link)
+        if link_name.endswith(_MODULE_DICTS):
+            continue
+        if link_name not in values:
+            if "Item" in type(link).__name__:
+                return True  # an item of something whose type the guards do not tell: keep
+            continue
+        if isinstance(values[link_name], _MUTABLE):
+            return True  # in-place mutation of a list/dict does not bump the token
+    return False
+
+
+def guard_filter(entries: Sequence[Any]) -> List[bool]:
+    """The ``guard_filter_fn`` of ``compile``: which of dynamo's guards to keep (see the module docstring)."""
+    values: Dict[str, Any] = {}
+    tokened: Set[str] = set()
+    for entry in entries:
+        if entry.has_value:
+            values[entry.orig_guard.name] = entry.value
+        source = getattr(entry.orig_guard, "originating_source", None)
+        if entry.name.endswith("." + GUARD_TOKEN) and getattr(source, "base", None) is not None:
+            tokened.add(_name(source.base))
+    return [_keep(entry, values, tokened) for entry in entries]
+
+
+def _with_filter(kwargs: Dict[str, Any]) -> Dict[str, Any]:
+    kwargs = dict(kwargs)
+    options = dict(kwargs.pop("options", None) or {})
+    if kwargs.get("mode") is not None:
+        raise ValueError(
+            "compile: mode= cannot be combined with the guard filter (torch.compile takes mode or options); "
+            "pass the mode's inductor options in options= instead"
+        )
+    user: Optional[Callable[[Sequence[Any]], Sequence[bool]]] = options.get("guard_filter_fn")
+
+    def combined(entries: Sequence[Any]) -> List[bool]:
+        ours = guard_filter(entries)
+        if user is None:
+            return ours
+        return [a and bool(b) for a, b in zip(ours, user(entries))]
+
+    options["guard_filter_fn"] = combined
+    kwargs["options"] = options
+    kwargs.setdefault("isolate_recompiles", True)
+    return kwargs
+
+
+def compile(transform: nn.Module, **kwargs: Any) -> Callable[..., Any]:  # noqa: A001 (the documented name)
+    """``transform``'s call compiled by ``torch.compile(**kwargs)`` with jitvision's guard filter: the compiled call
+    checks the inputs, global state and one token per transform instead of every attribute the trace read (same
+    graph, same results; a changed transform still recompiles).
+
+    Returns ``torch.compile(transform.__call__, ...)``, a function (call it as the transform: ``f(image)``,
+    ``f(image, boxes)``): ``torch.compile(module)``'s wrapper module costs ~30 us more per call. To keep the module,
+    compile it in place: ``transform.compile(...)`` (same filter). ``isolate_recompiles=True`` unless given: this
+    call's cache entries are its own. ``options=`` is passed on (a ``guard_filter_fn`` in it is combined with ours: a
+    guard is kept only if both keep it); ``mode=`` is refused (torch.compile takes mode or options, not both)."""
+    if not isinstance(transform, nn.Module):
+        raise TypeError(f"compile: expected a jitvision Transform (an nn.Module), got {type(transform).__name__}")
+    return torch.compile(transform.__call__, **_with_filter(kwargs))
