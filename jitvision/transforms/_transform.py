@@ -36,6 +36,7 @@ from .functional._dispatch import _passthrough, get_kernel, is_pure_tensor, is_t
 
 Params = Dict[str, torch.Tensor]
 _TRUE = torch.tensor(True)  # the coin handed to ``_apply`` by the eager fast path (read only)
+_is_compiling = torch.compiler.is_compiling  # the same function (dynamo folds it), one global look-up per call
 
 
 _PLAIN_FAST: Dict[type, int] = {}  # per class: how ``__call__`` may handle one plain tensor (see _plain_fast)
@@ -120,7 +121,7 @@ class Transform(nn.Module):
             inpt = inputs[0]
             # The eager fast path for one plain tensor: what nn.Module.__call__ -> forward -> _forward_sample would
             # do, minus their frames and checks (~15 us of a cheap transform's ~30). Same draws, same result.
-            if type(inpt) is torch.Tensor and not torch.compiler.is_compiling():
+            if type(inpt) is torch.Tensor and not _is_compiling():
                 fast = _PLAIN_FAST.get(type(self))
                 if fast is None:
                     fast = _plain_fast(type(self))
