@@ -226,6 +226,13 @@ def test_pad_class_on_plain_tensors_matches_torchvision(kwargs, dtype):
             assert_matches_oracle(ours(image), theirs(image), what=f"{kwargs} {dtype} {name}")
 
 
+def test_pad_with_a_huge_integral_fill_on_float_images_matches_torchvision():
+    image = make_image(dtype=torch.float32)
+    for fill in (1e30, 2**70, -(2.0**63), 2.0**63):
+        assert_matches_oracle(T.Pad(2, fill=fill)(image), tv_transforms.Pad(2, fill=fill)(image), what=str(fill))
+        assert_matches_oracle(F.pad(image, [1, 2], fill=fill), tv_functional.pad(image, [1, 2], fill=fill))
+
+
 @pytest.mark.parametrize(
     "kwargs",
     [

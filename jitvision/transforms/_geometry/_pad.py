@@ -16,6 +16,7 @@ from ..functional._geometry._pad import (
     _check_fill_fits,
     _native_pad,
     _native_pad_applies,
+    _op_fill,
     _padding_as_list,
     _parse_pad_padding,
 )
@@ -161,7 +162,7 @@ class Pad(PaddingTransform):
             fill = 0.0 if fill is None else float(fill)
             if min(padding) >= 0 and _CONSTANT_PAD is not None:
                 torch_padding = padding
-                value = int(fill) if fill.is_integer() else fill  # _native_pad's conversion
+                value = _op_fill(fill)  # _native_pad's conversion
         fits_u8 = isinstance(value, int) and 0 <= value <= 255
         return (list(self._padding), self._fills, self.padding_mode, torch_padding, value, fits_u8)
 
