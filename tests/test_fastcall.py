@@ -18,7 +18,7 @@ OPS = torch.ops.jitvision_native
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMES = (
     "point_u8", "random_point_u8", "crop_copy", "random_crop", "vertical_flip", "random_flip", "random_erase",
-    "permute_channels",
+    "permute_channels", "constant_pad",
 )
 
 
@@ -52,6 +52,10 @@ def _images(seed):
     return [torch.randint(0, 256, shape, dtype=torch.uint8, generator=g) for shape in shapes]
 
 
+# constant_pad's (pad, value): torch's order, a tuple, one dimension only, a negative amount (ATen's pad), a bool
+PADS = (([1, 2, 3, 4], 7), ((0, 0, 5, 0), 2.5), ([3, 1], 0), ([2, -1, 0, 3], 9), ([1] * 4, True))
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_functions_equal_the_torch_ops_calls(seed):
     fast = _eager_ops.FAST
@@ -63,6 +67,13 @@ def test_functions_equal_the_torch_ops_calls(seed):
         perm = torch.randperm(image.shape[-3])
         assert torch.equal(fast.permute_channels(image, perm), OPS.permute_channels(image, perm))
         assert torch.equal(fast.crop_copy(image, 1, 2, h - 3, w - 2), OPS.crop_copy(image, 1, 2, h - 3, w - 2))
+        strided, empty = image.transpose(-1, -2), image[..., :0]
+        for source in (image, image.float(), image.to(torch.int16), image > 127, strided, empty):
+            for pad, value in PADS:
+                if source is empty and min(pad) < 0:
+                    continue
+                a, b = fast.constant_pad(source, pad, value), OPS.constant_pad(source, list(pad), value)
+                assert a.dtype == b.dtype and torch.equal(a, b), (source.dtype, pad, value)
         for args in ((0.5, 0, 0), (0.7, 1, 77), (1.0, 2, 0xC0)):
             for generator_seed in range(6):
                 a = fast.random_point_u8(image, *args, torch.Generator().manual_seed(generator_seed))
@@ -116,6 +127,14 @@ def test_errors():
         fast.random_crop(image, [2, 2, 2])
     with pytest.raises(ValueError, match="fill must be in"):
         fast.random_erase(image, 1.0, (0.1, 0.2), (1.0, 1.0), 256)
+    with pytest.raises(TypeError, match="pad must be a list or tuple"):
+        fast.constant_pad(image, 2, 0)
+    with pytest.raises(TypeError, match="expected an int"):
+        fast.constant_pad(image, [1, 2.0, 1, 1], 0)
+    with pytest.raises(TypeError, match="value must be an int, a float or a bool"):
+        fast.constant_pad(image, [1, 1, 1, 1], "0")
+    with pytest.raises(TypeError, match="expected 3 to 3 arguments"):
+        fast.constant_pad(image, [1, 1, 1, 1])
 
 
 _SUBPROCESS = r"""
@@ -124,10 +143,13 @@ from jitvision import _eager_ops
 assert _eager_ops.FAST is None and _eager_ops.FAST_UNAVAILABLE_REASON == "JITVISION_FASTCALL=0"
 from jitvision.transforms._geometry import _crop
 assert _crop._RANDOM_CROP is torch.ops.jitvision_native.random_crop.default._op
+from jitvision.transforms._geometry import _pad
+assert _pad._CONSTANT_PAD is torch.ops.jitvision_native.constant_pad.default._op
 image = torch.randint(0, 256, (3, 40, 50), dtype=torch.uint8, generator=torch.Generator().manual_seed(0))
 outs = []
 for t in (T.RandomCrop(20), T.CenterCrop(15), T.RandomVerticalFlip(0.5), T.RandomHorizontalFlip(0.5),
-          T.RandomInvert(0.5), T.RandomSolarize(100, p=0.5), T.RandomErasing(0.7)):
+          T.RandomInvert(0.5), T.RandomSolarize(100, p=0.5), T.RandomErasing(0.7), T.Pad([1, 2, 3, 4], fill=9),
+          T.Pad(2, fill=2.5)):
     torch.manual_seed(1)
     outs += [t(image) for _ in range(4)]
 torch.save(outs, {path!r})
@@ -144,7 +166,8 @@ def test_without_the_extension_the_transforms_give_the_same_results(tmp_path):
     image = torch.randint(0, 256, (3, 40, 50), dtype=torch.uint8, generator=torch.Generator().manual_seed(0))
     outs = []
     for t in (T.RandomCrop(20), T.CenterCrop(15), T.RandomVerticalFlip(0.5), T.RandomHorizontalFlip(0.5),
-              T.RandomInvert(0.5), T.RandomSolarize(100, p=0.5), T.RandomErasing(0.7)):
+              T.RandomInvert(0.5), T.RandomSolarize(100, p=0.5), T.RandomErasing(0.7), T.Pad([1, 2, 3, 4], fill=9),
+              T.Pad(2, fill=2.5)):
         torch.manual_seed(1)
         outs += [t(image) for _ in range(4)]
     expected = torch.load(path)

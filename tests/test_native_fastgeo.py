@@ -57,6 +57,20 @@ def test_row_copy_constant_pad_matches_torch(seed):
     assert torch.equal(ops.constant_pad(image, crop, value), torch.nn.functional.pad(image, crop, value=value))
 
 
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int16, torch.float32, torch.float64], ids=str)
+def test_row_copy_constant_pad_at_the_store_sizes(dtype):
+    # The row kernel stores rows in 32-byte chunks and borders as 64-byte pattern stores that may run ahead into
+    # bytes written later, never past the output: rows shorter and longer than a chunk, borders shorter and longer
+    # than the pattern, zero amounts on each side (the last row's border at the very end of the output).
+    rng = random.Random(3)
+    for width in (1, 3, 15, 31, 32, 33, 47, 64, 100):
+        for pad in ([0, 0, 0, 0], [0, 1, 0, 0], [1, 0, 2, 0], [40, 3, 0, 1], [2, 70, 1, 0], [5, 5, 5, 5], [0, 0, 3, 0]):
+            image = _tensor(rng, (rng.randint(1, 3), rng.randint(1, 6), width), dtype)
+            value = 7
+            out = ops.constant_pad(image, pad, value)
+            assert torch.equal(out, torch.nn.functional.pad(image, pad, value=value)), (width, pad)
+
+
 def test_constant_pad_of_a_uint16_image_keeps_atens_kernel():
     image = torch.arange(12, dtype=torch.int32).reshape(3, 4).to(torch.uint16)
     assert torch.equal(ops.constant_pad(image, [1, 1, 1, 1], 3).to(torch.int32),

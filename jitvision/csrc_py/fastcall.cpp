@@ -40,6 +40,7 @@ using RandomFlipSig = std::vector<at::Tensor>(const at::Tensor&, double, int64_t
 using PermuteChannelsSig = at::Tensor(const at::Tensor&, const at::Tensor&);
 using RandomEraseSig = std::vector<at::Tensor>(const at::Tensor&, double, at::ArrayRef<double>, at::ArrayRef<double>,
                                                int64_t, const OptGen&);
+using ConstantPadSig = at::Tensor(const at::Tensor&, at::IntArrayRef, const at::Scalar&);
 
 std::optional<c10::TypedOperatorHandle<PointSig>> point_op;
 std::optional<c10::TypedOperatorHandle<RandomPointSig>> random_point_op;
@@ -49,6 +50,7 @@ std::optional<c10::TypedOperatorHandle<VerticalFlipSig>> vertical_flip_op;
 std::optional<c10::TypedOperatorHandle<RandomFlipSig>> random_flip_op;
 std::optional<c10::TypedOperatorHandle<RandomEraseSig>> random_erase_op;
 std::optional<c10::TypedOperatorHandle<PermuteChannelsSig>> permute_channels_op;
+std::optional<c10::TypedOperatorHandle<ConstantPadSig>> constant_pad_op;
 
 template <typename Sig>
 bool find(const char* name, std::optional<c10::TypedOperatorHandle<Sig>>& slot) {
@@ -138,6 +140,7 @@ PyObject* bind(PyObject* /*self*/, PyObject* /*unused*/) {
   if (find("jitvision_native::random_flip", random_flip_op)) names.push_back("random_flip");
   if (find("jitvision_native::random_erase", random_erase_op)) names.push_back("random_erase");
   if (find("jitvision_native::permute_channels", permute_channels_op)) names.push_back("permute_channels");
+  if (find("jitvision_native::constant_pad", constant_pad_op)) names.push_back("constant_pad");
   PyObject* out = PyTuple_New(static_cast<Py_ssize_t>(names.size()));
   if (out == nullptr) return nullptr;
   for (size_t i = 0; i < names.size(); ++i) {
@@ -326,6 +329,47 @@ PyObject* permute_channels(PyObject* /*self*/, PyObject* const* args, Py_ssize_t
   END_HANDLE_TH_ERRORS
 }
 
+// constant_pad(image, pad, value) -> Tensor; pad a list or tuple of ints ([left, right, top, bottom, ...], torch's
+// order), value an int, a float or a bool (the Scalar the op converts to the image's dtype)
+PyObject* constant_pad(PyObject* /*self*/, PyObject* const* args, Py_ssize_t nargs) {
+  HANDLE_TH_ERRORS
+  if (!check_args("constant_pad", nargs, 3, 3) || !bound("constant_pad", constant_pad_op.has_value())) return nullptr;
+  const at::Tensor* image = tensor_arg("constant_pad", args[0]);
+  if (image == nullptr) return nullptr;
+  PyObject* pad = args[1];
+  if (!(PyList_Check(pad) || PyTuple_Check(pad)) || PySequence_Fast_GET_SIZE(pad) > 8) {
+    PyErr_SetString(PyExc_TypeError, "jitvision._fastcall.constant_pad: pad must be a list or tuple of at most 8 ints");
+    return nullptr;
+  }
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(pad);
+  int64_t amounts[8];
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (!int_arg(PySequence_Fast_GET_ITEM(pad, i), &amounts[i])) return nullptr;
+  }
+  PyObject* fill = args[2];
+  at::Scalar value;
+  if (PyBool_Check(fill)) {
+    value = at::Scalar(fill == Py_True);
+  } else if (PyLong_Check(fill)) {
+    const int64_t v = PyLong_AsLongLong(fill);
+    if (v == -1 && PyErr_Occurred()) return nullptr;
+    value = at::Scalar(v);
+  } else if (PyFloat_Check(fill)) {
+    value = at::Scalar(PyFloat_AS_DOUBLE(fill));
+  } else {
+    PyErr_Format(PyExc_TypeError, "jitvision._fastcall.constant_pad: value must be an int, a float or a bool, got %s",
+                 Py_TYPE(fill)->tp_name);
+    return nullptr;
+  }
+  at::Tensor out;
+  {
+    pybind11::gil_scoped_release no_gil;
+    out = constant_pad_op->call(*image, at::IntArrayRef(amounts, static_cast<size_t>(n)), value);
+  }
+  return THPVariable_Wrap(std::move(out));
+  END_HANDLE_TH_ERRORS
+}
+
 PyMethodDef methods[] = {
     {"bind", bind, METH_NOARGS, "Look the ops up (after the native library is loaded): the names of the bound ones."},
     {"point_u8", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(point_u8)), METH_FASTCALL,
@@ -344,6 +388,8 @@ PyMethodDef methods[] = {
      "jitvision_native::random_erase(image, p, scale, ratio, fill, generator=None)"},
     {"permute_channels", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(permute_channels)),
      METH_FASTCALL, "jitvision_native::permute_channels(image, permutation)"},
+    {"constant_pad", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(constant_pad)), METH_FASTCALL,
+     "jitvision_native::constant_pad(image, pad, value)"},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "_fastcall",

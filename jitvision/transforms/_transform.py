@@ -33,12 +33,13 @@ from ._batch import query_batch_size, rows_of
 from ._random import draw_coins, python_choice, select_rows, uniform, where_rows
 from ._seeding import worker_generator
 from ._utils import is_image_like, query_device, query_size
-from .functional._dispatch import _passthrough, get_kernel, is_pure_tensor
+from .functional._dispatch import _passthrough, get_kernel, is_pure_tensor, is_tracing
 
 Params = Dict[str, torch.Tensor]
 GUARD_TOKEN = "_guard_token"  # see Transform.__setattr__ and _compile.py
 _TOKENS = itertools.count(1)  # process-wide: a token names one transform instance in one state
 _TRUE = torch.tensor(True)  # the coin handed to ``_apply`` by the eager fast path (read only)
+_is_compiling = torch.compiler.is_compiling  # the same function (dynamo folds it), one global look-up per call
 
 
 _PLAIN_FAST: Dict[type, int] = {}  # per class: how ``__call__`` may handle one plain tensor (see _plain_fast)
@@ -160,7 +161,7 @@ class Transform(nn.Module):
             inpt = inputs[0]
             # The eager fast path for one plain tensor: what nn.Module.__call__ -> forward -> _forward_sample would
             # do, minus their frames and checks (~15 us of a cheap transform's ~30). Same draws, same result.
-            if type(inpt) is torch.Tensor and not torch.compiler.is_compiling():
+            if type(inpt) is torch.Tensor and not _is_compiling():
                 fast = _PLAIN_FAST.get(type(self))
                 if fast is None:
                     fast = _plain_fast(type(self))
@@ -374,10 +375,41 @@ class RandomApplyTransform(Transform):
         self.p = p
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        if not torch.jit.is_scripting():
+            constant = self._constant_coin()
+            if constant is not None:  # traced, p 0 or 1: no draw in the graph (see _constant_coin)
+                return {"apply": torch.full([], constant, dtype=torch.bool, device=device)}
         return {"apply": draw_coins(self.p, [], self._rng(), device)}
 
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        if not torch.jit.is_scripting():
+            constant = self._constant_coin()
+            if constant is not None:
+                return {"apply": torch.full([batch_size], constant, dtype=torch.bool, device=device)}
         return {"apply": draw_coins(self.p, [batch_size], self._rng(), device)}
+
+    @torch.jit.unused
+    def _constant_coin(self) -> Optional[bool]:
+        """Under torch.compile/export, where ``p`` is 1 or 0 (a Python float, a constant of the graph): the coin
+        every draw gives (a float32 uniform in [0, 1) is always below 1 and never below 0), so the graph has no
+        random op and no select: ``_draw``/``_draw_batch`` return it as a constant and ``_select`` applies the effect
+        (or returns the input) directly. None otherwise (eager keeps drawing the coin, as torchvision does:
+        the same RNG stream; TorchScript draws too). Only where the coin is this class's own (``_draw`` and
+        ``make_params`` not overridden, or their batch counterparts), so a custom draw still decides."""
+        if not is_tracing():
+            return None
+        p = self.p
+        if p != 1.0 and p != 0.0:
+            return None
+        cls = type(self)
+        if not (
+            cls._draw is RandomApplyTransform._draw
+            and cls._draw_batch is RandomApplyTransform._draw_batch
+            and cls.make_params is Transform.make_params
+            and cls.make_batch_params is Transform.make_batch_params
+        ):
+            return None
+        return p == 1.0
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return self._select(inpt, params)
@@ -391,6 +423,10 @@ class RandomApplyTransform(Transform):
         choice = python_choice(apply)
         if choice is not None:
             return self._apply(inpt, params) if choice else inpt
+        if not torch.jit.is_scripting():
+            constant = self._constant_coin()
+            if constant is not None:  # traced with p 1 or 0: the coin _draw made is that constant
+                return self._apply_always(inpt, params) if constant else inpt
         return self._apply_where(inpt, params)
 
     @torch.jit.unused
@@ -417,6 +453,12 @@ class RandomApplyTransform(Transform):
 
     def _apply(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         raise NotImplementedError(f"{type(self).__name__} does not implement _apply()")
+
+    @torch.jit.unused
+    def _apply_always(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        """The effect in a traced graph whose coin is a constant True (``_constant_coin``): ``_apply``. A class whose
+        ``_apply_where`` traces to faster code than its ``_apply`` (a native node) overrides it."""
+        return self._apply(inpt, params)
 
     def _apply_where(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         """The effect on the rows whose coin is set, as tensor code (override for a cheaper formulation)."""

@@ -184,6 +184,55 @@ def test_center_crop_and_pad_classes_match_torchvision():
     assert_matches_oracle(T.Pad(3, padding_mode="reflect")(image), tv_transforms.Pad(3, padding_mode="reflect")(image))
 
 
+PAD_CLASS_CASES = [
+    dict(padding=10),  # the bench row (fill 0, constant)
+    dict(padding=[1, 2, 3, 4], fill=7),
+    dict(padding=[2, 0], fill=2.5),
+    dict(padding=[3], fill=[4]),
+    dict(padding=2, fill=[1, 2, 3]),
+    dict(padding=[2, -1, 0, 3], fill=5),
+    dict(padding=[0, 0]),
+    dict(padding=1, fill=None),
+    dict(padding=2, fill={torch.Tensor: 9, "others": 1}),
+    *[dict(padding=[1, 2, 3, 1], padding_mode=mode) for mode in ("edge", "reflect", "symmetric")],
+]
+
+
+def _plain_layouts(dtype):
+    """Plain tensors of ``dtype`` as the eager fast path meets them (name, tensor, whether it is empty)."""
+    base = make_image(9, 13, dtype=torch.float32 if dtype.is_floating_point else torch.uint8, batch=(2,))
+    base = (base > 127) if dtype == torch.bool else base.to(dtype)
+    yield "contiguous", base[0], False
+    yield "batched", base, False
+    yield "channels-last", base[0].permute(1, 2, 0).contiguous().permute(2, 0, 1), False
+    yield "crop view", base[0][:, 1:8, 2:11], False
+    yield "empty", base[0][:, :, :0], True
+
+
+@pytest.mark.parametrize("kwargs", PAD_CLASS_CASES, ids=repr)
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.float32, torch.int16, torch.bool], ids=str)
+def test_pad_class_on_plain_tensors_matches_torchvision(kwargs, dtype):
+    # Pad's eager fast path (one plain tensor: the native pad op with the padding worked out once) against
+    # torchvision's class, on every layout and dtype it may meet; the non-constant modes and per-channel fills
+    # take the generic path there.
+    mode = kwargs.get("padding_mode", "constant")
+    if dtype == torch.bool and (mode != "constant" or isinstance(kwargs.get("fill"), list)):
+        return  # torchvision has no bool kernel for these (torch's replicate/reflect pad; a float fill tensor)
+    ours, theirs = T.Pad(**kwargs), tv_transforms.Pad(**kwargs)
+    for name, image, empty in _plain_layouts(dtype):
+        if empty and (mode != "constant" or min(ours._padding) < 0):
+            continue  # an empty image only pads with a constant and non-negative amounts (both raise otherwise)
+        for _ in range(2):  # the first call works the plan out, the second reuses it
+            assert_matches_oracle(ours(image), theirs(image), what=f"{kwargs} {dtype} {name}")
+
+
+def test_pad_with_a_huge_integral_fill_on_float_images_matches_torchvision():
+    image = make_image(dtype=torch.float32)
+    for fill in (1e30, 2**70, -(2.0**63), 2.0**63):
+        assert_matches_oracle(T.Pad(2, fill=fill)(image), tv_transforms.Pad(2, fill=fill)(image), what=str(fill))
+        assert_matches_oracle(F.pad(image, [1, 2], fill=fill), tv_functional.pad(image, [1, 2], fill=fill))
+
+
 @pytest.mark.parametrize(
     "kwargs",
     [

@@ -140,3 +140,36 @@ def test_pad_fast_path_follows_a_changed_configuration():
     assert torch.equal(pad(image), torch.nn.functional.pad(image, [4, 4, 4, 4], value=3))
     with pytest.raises(ValueError, match="^pad: fill"):
         T.Pad(1, fill=300)(image)
+
+
+def test_pad_fast_path_is_one_call_of_the_native_op(monkeypatch):
+    # Pad(10) on a plain uint8 image (the bench row) is one call of the native pad's eager entry point (the CPython
+    # binding where it is built): not the functional's layers, not torch's pad.
+    from jitvision import _eager_ops
+    from jitvision.transforms._geometry import _pad
+
+    assert _pad._CONSTANT_PAD is _eager_ops.entry("constant_pad") is not None
+    if _eager_ops.FAST is not None:
+        assert _pad._CONSTANT_PAD is _eager_ops.FAST.constant_pad
+    calls = []
+
+    def counted(image, padding, value):
+        calls.append((padding, value))
+        return original(image, padding, value)
+
+    original = _pad._CONSTANT_PAD
+    monkeypatch.setattr(_pad, "_CONSTANT_PAD", counted)
+    image = torch.randint(0, 256, (3, 30, 41), dtype=torch.uint8)
+    for transform, expected in [
+        (T.Pad(10), ([10, 10, 10, 10], 0)),
+        (T.Pad([1, 2, 3, 4], fill=7), ([1, 3, 2, 4], 7)),
+        (T.Pad([2, 5], fill=2.5), ([2, 2, 5, 5], 2.5)),
+    ]:
+        calls.clear()
+        out = transform(image)
+        assert calls == [expected], transform
+        assert torch.equal(out, torch.nn.functional.pad(image, expected[0], value=expected[1]))
+    calls.clear()
+    T.Pad(2, padding_mode="edge")(image)
+    T.Pad([2, -1])(image)  # negative amounts crop: torch's pad, through the functional
+    assert calls == []

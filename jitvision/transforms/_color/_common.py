@@ -11,7 +11,7 @@ from ...tv_tensors import wrap
 from .._transform import RandomApplyTransform
 from ..functional._dispatch import unwrap
 
-_RANDOM_POINT = entry("random_point_u8")
+_RANDOM_POINT = entry("random_point_u8") if _native.AVAILABLE else None
 
 # Channel permutations are drawn as 16 uniform keys per sample (before the channel count is known, as ``_draw`` only
 # sees the size); the permutation of C channels is the argsort of the first C keys (at most 16 channels).
@@ -50,7 +50,9 @@ def native_point_coin(
     """``RandomApplyTransform._eager_coin_and_apply`` for a uint8 point op (``_native_u8.INVERT``, ``SOLARIZE``,
     ``POSTERIZE`` with its ``arg``): on a uint8 CPU image, the coin and the op in one native call (the same draw on
     the same generator as the generic path); otherwise None (the coin drawn in Python)."""
-    if _native.AVAILABLE and image.dtype == torch.uint8 and image.is_cpu and image.ndim >= 2:
-        # _native_u8.random_point's op, called through its C++ entry point (eager: no OpOverload frame)
-        return _RANDOM_POINT(image, transform.p, op, arg, transform._fast_rng())
+    if _RANDOM_POINT is not None and image.dtype == torch.uint8 and image.is_cpu and image.ndim >= 2:
+        # _native_u8.random_point's op, called through its eager entry point (jitvision._eager_ops); the generator
+        # as ``transform._fast_rng()`` gives it, without that call when there is none
+        generator = transform.generator
+        return _RANDOM_POINT(image, transform.p, op, arg, None if generator is None else transform._fast_rng())
     return None

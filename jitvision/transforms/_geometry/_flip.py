@@ -37,6 +37,15 @@ def _flip_where(apply: torch.Tensor, inpt: torch.Tensor, horizontal: bool) -> to
     return where_rows(apply, _flip(inpt, horizontal), inpt)
 
 
+@torch.jit.unused
+def _flip_always(apply: torch.Tensor, inpt: torch.Tensor, horizontal: bool) -> torch.Tensor:
+    """A traced flip whose coin is a constant True (``RandomApplyTransform._constant_coin``): images, videos and masks
+    still go through the native ``flip_if`` node (with that constant: no draw), boxes and keypoints flip directly."""
+    if _native.AVAILABLE and (is_pure_tensor(inpt) or kind_of(type(inpt)) in (Image, Video, Mask)):
+        return _flip_where_python(apply, inpt, horizontal)
+    return _flip(inpt, horizontal)
+
+
 # The op's eager entry point (jitvision._eager_ops: the CPython binding, else ``OpOverload._op``).
 _RANDOM_FLIP = entry("random_flip") if _native.GEOMETRY else None
 
@@ -64,6 +73,10 @@ class RandomHorizontalFlip(RandomApplyTransform):
     def _apply_where(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return _flip_where(params["apply"], inpt, True)
 
+    @torch.jit.unused
+    def _apply_always(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        return _flip_always(params["apply"], inpt, True)
+
 
 class RandomVerticalFlip(RandomApplyTransform):
     """Mirror the sample top-bottom with probability ``p``."""
@@ -79,3 +92,7 @@ class RandomVerticalFlip(RandomApplyTransform):
 
     def _apply_where(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return _flip_where(params["apply"], inpt, False)
+
+    @torch.jit.unused
+    def _apply_always(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        return _flip_always(params["apply"], inpt, False)

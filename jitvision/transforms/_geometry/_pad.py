@@ -6,6 +6,7 @@ from typing import Any, Dict, List, Optional, Union
 import torch
 
 from ... import _native
+from ..._eager_ops import entry
 from ...tv_tensors import Image, kind_of
 from .. import functional as F
 from .._transform import Transform
@@ -15,14 +16,16 @@ from ..functional._geometry._pad import (
     _check_fill_fits,
     _native_pad,
     _native_pad_applies,
+    _op_fill,
     _padding_as_list,
     _parse_pad_padding,
 )
 
 FillValue = Optional[Union[int, float, List[float]]]
 
-# The native row-copy pad's C++ entry point (``OpOverload._op``): Pad's eager fast path skips ``OpOverload.__call__``.
-_CONSTANT_PAD = torch.ops.jitvision_native.constant_pad.default._op if _native.AVAILABLE else None
+# The native row-copy pad's eager entry point (jitvision._eager_ops: the CPython binding, ~0.5 us a call, else
+# ``OpOverload._op``, ~2-3.5 us); None without the native library.
+_CONSTANT_PAD = entry("constant_pad") if _native.AVAILABLE else None
 
 
 @torch.jit.unused
@@ -126,27 +129,22 @@ class Pad(PaddingTransform):
 
     @torch.jit.unused
     def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
-        # A constant pad by non-negative amounts of a contiguous CPU image: the native row-copy pad directly,
-        # without the functional's layers (the same op and checks pad_image reaches). What depends only on the
-        # configuration (torch's padding order, the plain tensors' fill, whether it fits uint8) is worked out once
-        # and reused while ``_padding`` and ``padding_mode`` keep their values and ``_fills`` stays the same dict.
+        # A constant pad by non-negative amounts: the native pad op directly, without the functional's layers (the
+        # op pad_image reaches, and its checks). What depends only on the configuration (torch's padding order, the
+        # plain tensors' fill, whether it fits uint8) is worked out once and reused while ``_padding`` and
+        # ``padding_mode`` keep their values and ``_fills`` stays the same dict. The image needs no more checks than
+        # its rank, dtype and autograd: the op writes a contiguous CPU image row by row and gives anything else
+        # (strided, empty, another device) to ATen's constant_pad_nd, what pad_image calls for those.
         plan = self._plain_pad
         if plan is None or plan[0] != self._padding or plan[1] is not self._fills or plan[2] != self.padding_mode:
             plan = self._plain_pad = self._plan_plain_pad()
         torch_padding = plan[3]
-        if (
-            torch_padding is not None
-            and image.ndim >= 3
-            and image.is_cpu
-            and not image.requires_grad
-            and image.is_contiguous()
-            and _native.GEOMETRY
-            and image.numel() > 0
-        ):
-            if image.dtype == torch.uint8 and plan[5]:
+        if torch_padding is not None and image.ndim >= 3 and not image.requires_grad:
+            dtype = image.dtype
+            if dtype == torch.uint8 and plan[5]:
                 return _CONSTANT_PAD(image, torch_padding, plan[4])
-            if image.dtype in _ROW_PAD_DTYPES:
-                _check_fill_fits(plan[4], image.dtype)
+            if dtype in _ROW_PAD_DTYPES:
+                _check_fill_fits(plan[4], dtype)
                 return _CONSTANT_PAD(image, torch_padding, plan[4])
         return self._eager_plain_checked(image)
 
@@ -162,9 +160,9 @@ class Pad(PaddingTransform):
         if self.padding_mode == "constant" and fill != "many":
             padding = _parse_pad_padding(self._padding)
             fill = 0.0 if fill is None else float(fill)
-            if min(padding) >= 0:
+            if min(padding) >= 0 and _CONSTANT_PAD is not None:
                 torch_padding = padding
-                value = int(fill) if fill.is_integer() else fill  # _native_pad's conversion
+                value = _op_fill(fill)  # _native_pad's conversion
         fits_u8 = isinstance(value, int) and 0 <= value <= 255
         return (list(self._padding), self._fills, self.padding_mode, torch_padding, value, fits_u8)
 

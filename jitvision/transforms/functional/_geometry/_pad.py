@@ -129,8 +129,16 @@ def _native_pad_applies(image: torch.Tensor, torch_padding: List[int]) -> bool:
 
 
 @torch.jit.unused
+def _op_fill(fill: float) -> Union[int, float]:
+    """The native pad's ``value``: an int where the fill is an integer that fits int64 (exact for int64 images), else
+    the float (1e30 as an int overflowed the op's Scalar argument)."""
+    fill = float(fill)
+    return int(fill) if fill.is_integer() and -(2.0**63) <= fill < 2.0**63 else fill
+
+
+@torch.jit.unused
 def _native_pad(image: torch.Tensor, torch_padding: List[int], fill: float) -> torch.Tensor:
-    value = int(fill) if float(fill).is_integer() else fill
+    value = _op_fill(fill)
     if not is_tracing():  # eager: no graph input to keep apart, the op runs on the image itself
         return torch.ops.jitvision_native.constant_pad.default(image, torch_padding, value)
     return call_custom_op(torch.ops.jitvision_native.constant_pad, image, torch_padding, value)
