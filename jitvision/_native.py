@@ -417,3 +417,18 @@ if CHANNELS:
     @torch.library.register_fake("jitvision_native::permute_channels")
     def _permute_channels_fake(image, permutation):
         return torch.empty_like(image, memory_format=torch.contiguous_format)
+
+# ---- drawn_sizes (csrc/drawn.cpp): the carrier of drawn output sizes in traced graphs ----------------------------
+# The C++ form of jitvision::drawn_sizes (transforms/_drawn.py), so that an exported RandomResize/RandomShortestSize/
+# ScaleJitter/RandomZoomOut/RandomIoUCrop has no Python operator. Absent from an older library: the Python one.
+DRAWN = AVAILABLE and hasattr(torch.ops.jitvision_native, "drawn_sizes")
+__all__ += ["DRAWN"]
+
+if DRAWN:
+
+    @torch.library.register_fake("jitvision_native::drawn_sizes")
+    def _drawn_sizes_fake(values):
+        # One new unbacked size per value: the graph reads the drawn sizes from the carrier's shape.
+        ctx = torch.library.get_ctx()
+        sizes = [ctx.new_dynamic_size() for _ in range(values.shape[0])]
+        return values.new_empty_strided(sizes, [0] * len(sizes), dtype=torch.uint8)

@@ -103,3 +103,32 @@ def test_tv_tensor_sample_exports_strict_with_cpp_operators_only():
     actual = module(sample)
     torch.testing.assert_close(actual["image"].as_subclass(torch.Tensor), expected["image"].as_subclass(torch.Tensor))
     torch.testing.assert_close(actual["boxes"].as_subclass(torch.Tensor), expected["boxes"].as_subclass(torch.Tensor))
+
+
+def _drawn_size_classes():
+    return [T.RandomResize(20, 40), T.RandomShortestSize([20, 30, 40], max_size=60), T.ScaleJitter((32, 32)),
+            T.RandomZoomOut(fill=0)]
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_drawn_size_classes_export_with_cpp_operators_only(strict):
+    # The drawn output size reaches the kernels through jitvision_native::drawn_sizes (unbacked sizes), the draw is
+    # aten.randint without a generator argument: nothing an AOTInductor package or a C++ program cannot run.
+    image = _image(32, 40)
+    for transform in _drawn_size_classes():
+        program = torch.export.export(transform, (image,), strict=strict)
+        name = type(transform).__name__
+        assert _python_ops(program) == [], name
+        assert "jitvision_native.drawn_sizes.default" in _targets(program), name
+        assert "aten.randint.low_generator" not in _targets(program), name
+        shapes = {tuple(program.module()(image).shape) for _ in range(12)}
+        assert len(shapes) > 1, f"{name}: the drawn size is frozen in the exported program"
+
+
+def test_drawn_size_package_runs_in_aotinductor_with_sizes_live(tmp_path):
+    image = _image(32, 40)
+    program = torch.export.export(T.RandomResize(20, 40), (image,))
+    path = torch._inductor.aoti_compile_and_package(program, package_path=str(tmp_path / "resize.pt2"))
+    runner = torch._inductor.aoti_load_package(path)
+    shapes = {tuple(runner(image).shape) for _ in range(12)}
+    assert len(shapes) > 1 and all(s[0] == 3 and 20 <= min(s[1:]) <= 40 for s in shapes), shapes

@@ -2,7 +2,8 @@
 
 ``drawn_ints(values)`` turns a 1-D int64 tensor of non-negative values (an output size, a padding, a crop box)
 into Python ints for the kernels. In eager and TorchScript it is ``values.tolist()``. Under torch.compile and
-torch.export it goes through one custom op, ``jitvision::drawn_sizes``, whose output is a carrier tensor of
+torch.export it goes through one custom op, ``jitvision_native::drawn_sizes`` (csrc/drawn.cpp; the Python
+``jitvision::drawn_sizes`` below where the native library is missing), whose output is a carrier tensor of
 shape ``values`` (stride 0, one element of storage) and whose fake implementation gives every dimension a new
 *unbacked* symbolic size: reading the carrier's shape hands the kernels unbacked SymInts. So the graph does not
 break at the draw, nothing recompiles as the draw changes, and no config is needed (``tensor.item()`` does the
@@ -16,6 +17,7 @@ from typing import Any, Dict, List
 
 import torch
 
+from .. import _native
 from .functional._dispatch import is_tracing
 
 _LIBRARY = torch.library.Library("jitvision", "FRAGMENT")
@@ -48,7 +50,9 @@ def drawn_ints(values: torch.Tensor) -> List[int]:
 
 @torch.jit.unused
 def _traced_ints(values: torch.Tensor) -> List[int]:
-    return list(torch.ops.jitvision.drawn_sizes.default(values).shape)
+    # The C++ operator where the native library has it (an exported program then runs without Python), else ours.
+    op = torch.ops.jitvision_native.drawn_sizes.default if _native.DRAWN else torch.ops.jitvision.drawn_sizes.default
+    return list(op(values).shape)
 
 
 @torch.jit.unused

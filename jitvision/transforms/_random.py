@@ -74,6 +74,17 @@ def uniform(
     return torch.rand(shape, generator=generator, dtype=dtype, device=device)
 
 
+def randint(
+    low: int, high: int, shape: List[int], generator: Optional[torch.Generator], device: torch.device
+) -> torch.Tensor:
+    """``torch.randint(low, high, shape)`` (int64) on ``generator`` when one is given; without one the generator
+    argument is left out, as in ``uniform``: ``aten.randint.low_generator`` with no generator fails in an
+    AOTInductor package (its proxy executor; ``aten.randint.low`` has a C shim)."""
+    if generator is None:
+        return torch.randint(low, high, shape, dtype=torch.int64, device=device)
+    return torch.randint(low, high, shape, generator=generator, dtype=torch.int64, device=device)
+
+
 def normal_like(like: torch.Tensor, generator: Optional[torch.Generator], dtype: torch.dtype) -> torch.Tensor:
     """Standard normal noise shaped and laid out like ``like`` (``torch.randn_like``: a channels-last input gets
     channels-last noise, drawn in memory order, as torchvision draws it), on ``generator`` when one is given. The

@@ -15,7 +15,7 @@ import torch
 
 from .. import functional as F
 from .._drawn import check_positive, ints_of, refuse_batch
-from .._random import uniform
+from .._random import randint, uniform
 from .._transform import Transform
 from ..functional._geometry._interpolation import InterpolationMode, check_interpolation
 
@@ -127,7 +127,7 @@ class RandomShortestSize(_RandomSizeResize):
 
     def _size(self, height: int, width: int, device: torch.device) -> torch.Tensor:
         dtype = torch.float32 if device.type == "mps" else torch.float64
-        index = torch.randint(len(self.min_size), [], generator=self._rng(), device=device)
+        index = randint(0, len(self.min_size), [], self._rng(), device)
         # index_select, not [index]: dynamo reads a 0-d tensor index on the host (an unbacked item()).
         table = torch.tensor(self.min_size, dtype=dtype, device=device)
         ratio = table.index_select(0, index.reshape([1]))[0] / min(height, width)
@@ -164,7 +164,7 @@ class RandomResize(_RandomSizeResize):
             )
 
     def _size(self, height: int, width: int, device: torch.device) -> torch.Tensor:
-        shorter = torch.randint(self.min_size, self.max_size, [], generator=self._rng(), device=device)
+        shorter = randint(self.min_size, self.max_size, [], self._rng(), device)
         # resize's rule for [s]: the shorter side becomes s, the other s * side // shorter side.
         return torch.stack([shorter * height, shorter * width]) // min(height, width)
 
