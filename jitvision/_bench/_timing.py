@@ -69,10 +69,11 @@ class CountingCompiler:
 def compile_static(fn: Any, inner: str = "inductor", guard_filter: bool = False) -> Tuple[Any, CountingCompiler]:
     """``torch.compile(fn)`` (inductor unless ``inner="eager"``), and its graph counter. Call it, and the result,
     inside ``static_shapes()``: together they are ``torch.compile(fn, dynamic=False)`` without its per-call cost.
-    ``guard_filter=True``: ``jitvision.transforms.compile(fn)`` instead (jitvision transforms only: one token guard
-    per transform instead of the guards on their attributes)."""
+    ``guard_filter=True``: ``jitvision.transforms.compile(fn)`` instead when ``fn`` is a transform (one token guard
+    per transform instead of the guards on their attributes); a plain function (a row that wraps its transform)
+    keeps ``torch.compile``."""
     counter = CountingCompiler(inner)
-    if guard_filter:
+    if guard_filter and isinstance(fn, torch.nn.Module):
         import jitvision.transforms as T
 
         return T.compile(fn, backend=counter), counter
