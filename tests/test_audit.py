@@ -244,3 +244,33 @@ def test_a_listed_refusal_that_torchvision_does_not_share_stays_a_failure(monkey
     video = _cell(result, "RandomErasing", "Video", "eager")  # not listed: an ordinary failure
     assert video["status"] == "fail" and video["reason"] == "TypeError: RandomErasing: refuses every input"
     assert result["summary"]["modes"]["eager"] == {"passed": 0, "failed": 4, "na": 1, "total": 4}
+
+
+def test_refusals_by_design_are_not_applicable_only_when_the_message_matches(monkeypatch):
+    # Our documented refusals (cases.ByDesign): RandomResize on a plain batch (eager), RandomApply on a ragged
+    # detection batch (compile/export), Lambda (script). The same errors with a case that expects another message
+    # stay failures: the marking is by mode, kind and message, never by kind alone.
+    from jitvision._audit import cases
+
+    result = audit.run_audit(
+        "jitvision", ops=["RandomResize", "RandomApply", "Lambda"], kinds=["batch-tensor", "detection-batch", "uint8"],
+        modes=["eager", "compile", "script", "export"],
+    )
+    resize = _cell(result, "RandomResize", "batch-tensor", "eager")
+    assert resize["status"] == "n/a" and resize["reason"].startswith("refused by design: a drawn output size"), resize
+    for check in ("compile", "export"):
+        ragged = _cell(result, "RandomApply", "detection-batch", check)
+        assert ragged["status"] == "n/a" and "ragged detection batch" in ragged["reason"], ragged
+    assert _cell(result, "RandomApply", "detection-batch", "eager")["status"] == "pass"
+    assert _cell(result, "Lambda", "uint8", "script")["reason"] == "refused by design: a Lambda runs a Python function"
+    assert _cell(result, "Lambda", "uint8", "compile")["status"] == "pass"
+
+    for name in ("RandomResize", "Lambda"):
+        case = cases.CLASS_CASES[name]
+        wrong = tuple(dataclasses.replace(refusal, says="a message nobody writes") for refusal in case.by_design)
+        monkeypatch.setitem(cases.CLASS_CASES, name, dataclasses.replace(case, by_design=wrong))
+    result = audit.run_audit(
+        "jitvision", ops=["RandomResize", "Lambda"], kinds=["batch-tensor", "uint8"], modes=["eager", "script"]
+    )
+    assert _cell(result, "RandomResize", "batch-tensor", "eager")["status"] == "fail"
+    assert _cell(result, "Lambda", "uint8", "script")["status"] == "fail"

@@ -66,6 +66,39 @@ class BoxFormat:
 
 
 @dataclass(frozen=True)
+class ByDesign:
+    """A refusal of ours that the README documents: in ``mode`` ("eager", "compile", "script" or "export"), on
+    ``kinds``, the op raises an error whose message contains ``says``. Such a cell is n/a with ``why``; any other
+    error there stays a failure."""
+
+    mode: str
+    kinds: Tuple[str, ...]
+    says: str
+    why: str
+
+
+# The drawn-size classes refuse a batch alone (the samples would come out in different sizes; README, Modes).
+_DRAWN_SIZE_BATCH = ByDesign(
+    "eager",
+    ("batch", "batch-tensor", "detection-batch"),
+    "its output size is drawn per sample",
+    "a drawn output size would give the samples of a batch different sizes (run it sample by sample before a "
+    "fixed-size Resize in a Compose)",
+)
+# The random containers refuse a ragged detection batch under compile/export (no per-sample form there).
+_RAGGED_TRACED = tuple(
+    ByDesign(
+        mode,
+        ("detection-batch",),
+        "has no per-sample form under torch.compile/export",
+        "a ragged detection batch has no per-sample form under compile/export (pass BatchedImages, or use "
+        "forward_batch)",
+    )
+    for mode in ("compile", "export")
+)
+
+
+@dataclass(frozen=True)
 class Case:
     """How to call one op: ``kwargs`` (or a function of the target's transforms module, for ops that take other
     transforms), the input kinds it supports, the dtype of its image-like inputs, ``plain_kwargs`` added for
@@ -88,6 +121,8 @@ class Case:
     # exception type becomes "n/a" only once the audit has run torchvision on the same input and seen it raise the
     # same type (see ``oracle.py``); otherwise the cell stays a failure.
     torchvision_refuses: Dict[str, Type[Exception]] = field(default_factory=dict)
+    # Our own documented refusals (see ``ByDesign``): matched by mode, kind and message, never by kind alone.
+    by_design: Tuple[ByDesign, ...] = ()
 
     def arguments(
         self, transforms_module: Optional[ModuleType], tv_tensors: Optional[ModuleType] = None, kind: str = "float"
@@ -250,7 +285,14 @@ CLASS_CASES: Dict[str, Case] = {
     "ToPureTensor": Case(kinds=("Image", "Video", "Mask", "BoundingBoxes", "KeyPoints", "detection")),
     "PILToTensor": Case(kinds=("PIL",)),
     "Identity": Case(),
-    "Lambda": Case({"lambd": _flip_last}, kinds=("float", "uint8", "Image")),
+    "Lambda": Case(
+        {"lambd": _flip_last},
+        kinds=("float", "uint8", "Image"),
+        by_design=(
+            ByDesign("script", ("float", "uint8", "batch-tensor"), "cannot be scripted: it runs a Python function",
+                     "a Lambda runs a Python function"),
+        ),
+    ),
     "ConvertImageDtype": Case({"dtype": torch.float32}),
     "ToTensor": Case(kinds=("PIL",)),
     "GaussianBlur": Case({"kernel_size": 5, "sigma": (0.1, 2.0)}),
@@ -292,20 +334,22 @@ CLASS_CASES: Dict[str, Case] = {
     "RandomPerspective": Case({"p": 0.5}),
     "ElasticTransform": Case({"alpha": 20.0, "sigma": 2.0}),
     # Output sizes drawn per call (per-sample batches are refused: the samples would differ in size).
-    "RandomZoomOut": Case({"side_range": (1.0, 2.0)}),
-    "RandomIoUCrop": Case(kinds=("detection",)),
-    "ScaleJitter": Case({"target_size": (24, 24)}),
-    "RandomShortestSize": Case({"min_size": [20, 24], "max_size": 40}),
-    "RandomResize": Case({"min_size": 20, "max_size": 30}),
+    "RandomZoomOut": Case({"side_range": (1.0, 2.0)}, by_design=(_DRAWN_SIZE_BATCH,)),
+    "RandomIoUCrop": Case(kinds=("detection",), by_design=(_DRAWN_SIZE_BATCH,)),
+    "ScaleJitter": Case({"target_size": (24, 24)}, by_design=(_DRAWN_SIZE_BATCH,)),
+    "RandomShortestSize": Case({"min_size": [20, 24], "max_size": 40}, by_design=(_DRAWN_SIZE_BATCH,)),
+    "RandomResize": Case({"min_size": 20, "max_size": 30}, by_design=(_DRAWN_SIZE_BATCH,)),
     "MixUp": Case({"num_classes": 4}, kinds=LABELLED_KINDS, image_dtype=torch.float32),
     "CutMix": Case({"num_classes": 4}, kinds=LABELLED_KINDS, image_dtype=torch.float32),
     "AutoAugment": Case(kinds=_POLICY_KINDS),
     "RandAugment": Case({"num_ops": 2, "magnitude": 9}, kinds=_POLICY_KINDS),
     "TrivialAugmentWide": Case(kinds=_POLICY_KINDS),
     "AugMix": Case(kinds=_POLICY_KINDS),
-    "RandomApply": Case(lambda T: {**_random_steps(T), "p": 0.5}, kinds=_PHOTOMETRIC_CLASS_KINDS),
-    "RandomChoice": Case(_random_steps, kinds=_PHOTOMETRIC_CLASS_KINDS),
-    "RandomOrder": Case(_random_steps, kinds=_PHOTOMETRIC_CLASS_KINDS),
+    "RandomApply": Case(
+        lambda T: {**_random_steps(T), "p": 0.5}, kinds=_PHOTOMETRIC_CLASS_KINDS, by_design=_RAGGED_TRACED
+    ),
+    "RandomChoice": Case(_random_steps, kinds=_PHOTOMETRIC_CLASS_KINDS, by_design=_RAGGED_TRACED),
+    "RandomOrder": Case(_random_steps, kinds=_PHOTOMETRIC_CLASS_KINDS, by_design=_RAGGED_TRACED),
 }
 
 

@@ -152,6 +152,14 @@ class CaseChecks:
                 self.call = instance.forward_batch
                 self.module = _Bound(_call_forward_batch, {"transform": instance})
 
+    def _by_design(self, mode: str, message: str) -> Optional[Cell]:
+        """n/a for an error of ours that the case documents as a refusal by design (``cases.ByDesign``): the
+        mode, the kind and the message must all match; anything else stays a failure."""
+        for refusal in self.entry.case.by_design:
+            if refusal.mode == mode and self.kind in refusal.kinds and refusal.says in message:
+                return Cell(NA, f"refused by design: {refusal.why}")
+        return None
+
     # ---- eager ------------------------------------------------------------------------------------------------
 
     def eager(self) -> Cell:
@@ -170,6 +178,9 @@ class CaseChecks:
             outputs = {fingerprint(self.call(self.x)) for _ in range(CALLS)}
         except Exception as exc:
             self.call = None
+            designed = self._by_design("eager", str(exc))
+            if designed is not None:
+                return designed
             if self.kind in self.entry.case.torchvision_refuses:
                 return refusal_cell(self.entry, self.kind, exc, self.x, SEED)
             return failed(one_line(exc))
@@ -206,6 +217,9 @@ class CaseChecks:
         try:
             out = _seeded(compiled, self.x)
         except Exception as exc:
+            designed = self._by_design("compile", str(exc))
+            if designed is not None:
+                return {name: designed for name in MODE_CELLS["compile"]}
             reason = one_line(exc)
             cells = {"compile": failed(reason, graphs=self._graph_count())}
             cells.update(recompiles=Cell(SKIP, "no fullgraph compile"), dynamic=Cell(SKIP, "no fullgraph compile"))
@@ -313,6 +327,9 @@ class CaseChecks:
             return Cell(NA, "TorchScript runs on plain tensors")
         loaded, reason, fallback = self._scripted()
         if loaded is None:
+            designed = self._by_design("script", reason or "")
+            if designed is not None:
+                return designed
             return failed(f"{fallback}; {reason}" if fallback else reason)
         scripted_fn = loaded.forward_batch if self.kind == "batch-tensor" else loaded
         if self.kind in LABELLED_KINDS:
@@ -339,6 +356,8 @@ class CaseChecks:
         if self.kind == "PIL":
             return self._not_applicable("export", "export traces tensors, not PIL images")
         cells = {"export": self._export_static()}
+        if cells["export"].status == NA:  # a documented refusal (``_export_static``)
+            return {name: cells["export"] for name in MODE_CELLS["export"]}
         cells["export_dynamic"] = self._export_dynamic(cells["export"])
         return cells
 
@@ -354,7 +373,8 @@ class CaseChecks:
             exported = program.module()
             out = _seeded(exported, self.x)
         except Exception as exc:
-            return failed(one_line(exc))
+            designed = self._by_design("export", str(exc))
+            return designed if designed is not None else failed(one_line(exc))
         # Exported programs return plain tensors: tv_tensor types are not compared.
         mismatch = compare(out, self.expected, types=False)
         if mismatch:
