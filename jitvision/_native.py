@@ -424,11 +424,14 @@ if CHANNELS:
 DRAWN = AVAILABLE and hasattr(torch.ops.jitvision_native, "drawn_sizes")
 __all__ += ["DRAWN"]
 
-if DRAWN:
 
-    @torch.library.register_fake("jitvision_native::drawn_sizes")
-    def _drawn_sizes_fake(values):
-        # One new unbacked size per value: the graph reads the drawn sizes from the carrier's shape.
-        ctx = torch.library.get_ctx()
-        sizes = [ctx.new_dynamic_size() for _ in range(values.shape[0])]
-        return values.new_empty_strided(sizes, [0] * len(sizes), dtype=torch.uint8)
+def drawn_sizes_fake(values):
+    """The fake of both drawn_sizes operators (this one and the Python fallback): one new unbacked size per value,
+    so the graph reads the drawn sizes from the carrier's shape."""
+    ctx = torch.library.get_ctx()
+    sizes = [ctx.new_dynamic_size() for _ in range(values.shape[0])]
+    return values.new_empty_strided(sizes, [0] * len(sizes), dtype=torch.uint8)
+
+
+if DRAWN:
+    torch.library.register_fake("jitvision_native::drawn_sizes")(drawn_sizes_fake)

@@ -32,11 +32,7 @@ def _drawn_sizes_impl(values: torch.Tensor) -> torch.Tensor:
 _LIBRARY.impl("drawn_sizes", _drawn_sizes_impl, "CompositeExplicitAutograd")
 
 
-@torch.library.register_fake("jitvision::drawn_sizes")
-def _drawn_sizes_fake(values: torch.Tensor) -> torch.Tensor:
-    ctx = torch.library.get_ctx()
-    sizes = [ctx.new_dynamic_size() for _ in range(values.shape[0])]
-    return values.new_empty_strided(sizes, [0] * len(sizes), dtype=torch.uint8)
+torch.library.register_fake("jitvision::drawn_sizes")(_native.drawn_sizes_fake)
 
 
 def drawn_ints(values: torch.Tensor) -> List[int]:

@@ -145,7 +145,7 @@ class Transform(nn.Module):
     def _read_guard_tokens(self) -> None:
         """Under torch.compile: read the token of every transform in this tree in a Python branch, so that dynamo
         guards each (EQUALS_MATCH) and the iteration guards each ``_modules`` dict's keys. A no-op in eager."""
-        if torch.compiler.is_compiling():
+        if _is_compiling():
             _read_tokens(self)
 
     @torch.jit.unused
@@ -375,18 +375,17 @@ class RandomApplyTransform(Transform):
         self.p = p
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        return {"apply": self._coins([], device)}
+
+    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        return {"apply": self._coins([batch_size], device)}
+
+    def _coins(self, shape: List[int], device: torch.device) -> torch.Tensor:
         if not torch.jit.is_scripting():
             constant = self._constant_coin()
             if constant is not None:  # traced, p 0 or 1: no draw in the graph (see _constant_coin)
-                return {"apply": torch.full([], constant, dtype=torch.bool, device=device)}
-        return {"apply": draw_coins(self.p, [], self._rng(), device)}
-
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        if not torch.jit.is_scripting():
-            constant = self._constant_coin()
-            if constant is not None:
-                return {"apply": torch.full([batch_size], constant, dtype=torch.bool, device=device)}
-        return {"apply": draw_coins(self.p, [batch_size], self._rng(), device)}
+                return torch.full(shape, constant, dtype=torch.bool, device=device)
+        return draw_coins(self.p, shape, self._rng(), device)
 
     @torch.jit.unused
     def _constant_coin(self) -> Optional[bool]:

@@ -15,7 +15,7 @@ from ..functional._color import _native_u8
 from ..functional._color._grayscale import _permute_channels
 from ..functional._color._pointwise import solarize_cut
 from ..functional._dispatch import is_pure_tensor
-from ._common import _RANDOM_POINT, channels_of, native_point_coin, on_leaf, permutation_from_keys
+from ._common import channels_of, native_point_coin, on_leaf, permutation_from_keys
 
 
 class Grayscale(Transform):
@@ -68,19 +68,6 @@ class RandomInvert(RandomApplyTransform):
     """Invert intensities with probability ``p``."""
 
     _functional = staticmethod(F.invert)
-
-    @torch.jit.unused
-    def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
-        # RandomApplyTransform._eager_plain -> _eager_coin_and_apply -> native_point_coin, folded into one frame (each
-        # frame of a 25 us call is ~0.3 us, more after a 0.75 MB pass has evicted the interpreter's data from L2)
-        if _RANDOM_POINT is not None and image.dtype == torch.uint8 and image.is_cpu and image.ndim >= 2:
-            if type(self)._draw is RandomApplyTransform._draw:
-                generator = self.generator
-                drawn = _RANDOM_POINT(
-                    image, self.p, _native_u8.INVERT, 0, None if generator is None else self._fast_rng()
-                )
-                return drawn[0] if drawn else image
-        return RandomApplyTransform._eager_plain(self, image)
 
     @torch.jit.unused
     def _eager_coin_and_apply(self, image: torch.Tensor) -> Optional[List[torch.Tensor]]:
