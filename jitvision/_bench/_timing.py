@@ -48,7 +48,9 @@ def interleaved(
 
 
 class CountingCompiler:
-    """A ``torch.compile`` backend that counts the graphs it compiles, then hands them to inductor.
+    """A ``torch.compile`` backend that counts the graphs it compiles, then hands them to ``inner``: inductor,
+    ``"eager"`` (tests: the graph structure without inductor's compile time) or ``"jitvision"``
+    (``jitvision.transforms.compile``'s default backend: inductor unless the graph holds only jitvision kernels).
 
     One compile per distinct input size is expected with ``dynamic=False``; more means graph breaks or
     recompiles (guards failing), which the benchmark reports next to the time."""
@@ -59,8 +61,12 @@ class CountingCompiler:
 
     def __call__(self, gm: torch.fx.GraphModule, example_inputs: List[Any]) -> Callable[..., Any]:
         self.graphs += 1
-        if self.inner == "eager":  # tests: the graph structure without inductor's compile time
+        if self.inner == "eager":
             return gm.forward
+        if self.inner == "jitvision":
+            from jitvision.transforms._compile import backend
+
+            return backend(gm, example_inputs)
         from torch._inductor.compile_fx import compile_fx
 
         return compile_fx(gm, example_inputs)
@@ -70,13 +76,14 @@ def compile_static(fn: Any, inner: str = "inductor", guard_filter: bool = False)
     """``torch.compile(fn)`` (inductor unless ``inner="eager"``), and its graph counter. Call it, and the result,
     inside ``static_shapes()``: together they are ``torch.compile(fn, dynamic=False)`` without its per-call cost.
     ``guard_filter=True``: ``jitvision.transforms.compile(fn)`` instead when ``fn`` is a transform (one token guard
-    per transform instead of the guards on their attributes); a plain function (a row that wraps its transform)
-    keeps ``torch.compile``."""
-    counter = CountingCompiler(inner)
+    per transform instead of the guards on their attributes, and its default backend in place of inductor); a plain
+    function (a row that wraps its transform) keeps ``torch.compile``."""
     if guard_filter and isinstance(fn, torch.nn.Module):
         import jitvision.transforms as T
 
+        counter = CountingCompiler("jitvision" if inner == "inductor" else inner)
         return T.compile(fn, backend=counter), counter
+    counter = CountingCompiler(inner)
     return torch.compile(fn, backend=counter), counter
 
 

@@ -18,17 +18,23 @@ added/removed from a ModuleList); anything reached through a list/dict/set (muta
 or owned by a module that is not a jitvision Transform (no token). Dropped: constants, types and class-level
 lookups (method overrides, ``__dict__`` absence checks) on jitvision transforms' attributes.
 
+The default backend (``backend``): a graph in which every tensor is made by a jitvision kernel or is a view of
+one (the fused uint8 pipelines: ``random_resized_crop``, ``augment_random_u8``, ``to_float_u8``) runs as traced.
+Inductor would emit the same kernel calls and add its and AOTAutograd's runtime wrappers, ~30-40 us per call:
+more than what compiling saves over eager on those pipelines. Any other graph goes to inductor.
+
 Not covered (documented in docs/design-notes.md): a monkeypatched jitvision class or function after the first
 call, writes that bypass ``__setattr__`` (``t.__dict__[k] = v``, ``object.__setattr__``), and in-place changes of
 non-container objects held by a transform that the trace read through attributes of a non-module object.
 """
 
+import operator
 import re
 import types
 from typing import Any, Callable, Dict, List, Optional, Sequence, Set
 
 import torch
-from torch import nn
+from torch import fx, nn
 
 from ._transform import GUARD_TOKEN, Transform
 
@@ -136,6 +142,75 @@ def guard_filter(entries: Sequence[Any]) -> List[bool]:
     return [_keep(entry, values, tokened) for entry in entries]
 
 
+# What a graph may hold and still run as traced (``_kernels_only``): our kernels, and views.
+_KERNEL_NAMESPACES = frozenset({"jitvision_native", "jitvision"})
+_VIEW_METHODS = frozenset(
+    {"unsqueeze", "squeeze", "view", "permute", "transpose", "expand", "narrow", "select", "unflatten", "as_subclass"}
+)
+_VIEW_OPS = frozenset(
+    {"aten::unsqueeze", "aten::squeeze", "aten::view", "aten::permute", "aten::transpose", "aten::expand"}
+)
+
+
+def _holds_tensor(value: Any) -> bool:
+    if isinstance(value, (tuple, list)):
+        return any(_holds_tensor(item) for item in value)
+    return isinstance(value, torch.Tensor)
+
+
+def _op_name(target: Any) -> str:
+    name = getattr(target, "_qualified_op_name", None)  # an OpOverloadPacket
+    if name is None and isinstance(target, torch._ops.OpOverload):
+        name = target._schema.name
+    return name or ""
+
+
+def _basic_index(index: Any) -> bool:
+    """An index that makes a view: ints, slices, None and Ellipsis (no tensor, no list)."""
+    for item in index if isinstance(index, tuple) else (index,):
+        if isinstance(item, fx.Node):  # a SymInt is an index; a tensor is gather
+            if _holds_tensor(item.meta.get("example_value")):
+                return False
+        elif not (item is None or item is Ellipsis or isinstance(item, (int, slice))):
+            return False
+    return True
+
+
+def _free(node: fx.Node) -> bool:
+    """Whether ``node`` makes no tensor, or one that inductor could not make better: a jitvision kernel's output
+    (inductor calls the same kernel), an item of its tuple, or a view."""
+    if node.op in ("placeholder", "output", "get_attr") or not _holds_tensor(node.meta.get("example_value")):
+        return True  # inputs, and size arithmetic on SymInts
+    if node.op == "call_method":
+        return node.target in _VIEW_METHODS
+    if node.op != "call_function":
+        return False
+    if node.target is operator.getitem:
+        source = node.args[0]
+        if isinstance(source, fx.Node) and isinstance(source.meta.get("example_value"), (tuple, list)):
+            return True
+        return _basic_index(node.args[1])
+    name = _op_name(node.target)
+    return name.split("::")[0] in _KERNEL_NAMESPACES or name in _VIEW_OPS
+
+
+def _kernels_only(graph_module: fx.GraphModule) -> bool:
+    return all(_free(node) for node in graph_module.graph.nodes)
+
+
+def backend(graph_module: fx.GraphModule, example_inputs: List[Any], options: Optional[Dict[str, Any]] = None) -> Any:
+    """``compile``'s default backend: inductor (``compile_fx``, with ``options`` as its config patches), except for a
+    graph in which every tensor comes from a jitvision kernel or is a view. Inductor would compile such a graph to
+    the same kernel calls, wrapped in its and AOTAutograd's runtime layers (~30-40 us per call, measured on the
+    timm-style training pipeline: docs/design-notes.md, stop 13), so that graph runs as traced, as the ``eager``
+    backend runs it."""
+    if _kernels_only(graph_module):
+        return graph_module.forward
+    from torch._inductor.compile_fx import compile_fx
+
+    return compile_fx(graph_module, example_inputs, config_patches=dict(options or {}))
+
+
 def _with_filter(kwargs: Dict[str, Any]) -> Dict[str, Any]:
     kwargs = dict(kwargs)
     options = dict(kwargs.pop("options", None) or {})
@@ -155,6 +230,8 @@ def _with_filter(kwargs: Dict[str, Any]) -> Dict[str, Any]:
     options["guard_filter_fn"] = combined
     kwargs["options"] = options
     kwargs.setdefault("isolate_recompiles", True)
+    if kwargs.get("backend") is None:
+        kwargs["backend"] = backend
     return kwargs
 
 
@@ -166,8 +243,10 @@ def compile(transform: nn.Module, **kwargs: Any) -> Callable[..., Any]:  # noqa:
     Returns ``torch.compile(transform.__call__, ...)``, a function (call it as the transform: ``f(image)``,
     ``f(image, boxes)``): ``torch.compile(module)``'s wrapper module costs ~30 us more per call. To keep the module,
     compile it in place: ``transform.compile(...)`` (same filter). ``isolate_recompiles=True`` unless given: this
-    call's cache entries are its own. ``options=`` is passed on (a ``guard_filter_fn`` in it is combined with ours: a
-    guard is kept only if both keep it); ``mode=`` is refused (torch.compile takes mode or options, not both)."""
+    call's cache entries are its own. ``backend=`` defaults to ``backend`` here (inductor, except for graphs made
+    only of jitvision kernels and views, which run as traced); ``backend="inductor"`` forces inductor. ``options=``
+    is passed on to inductor (a ``guard_filter_fn`` in it is combined with ours: a guard is kept only if both keep
+    it); ``mode=`` is refused (torch.compile takes mode or options, not both)."""
     if not isinstance(transform, nn.Module):
         raise TypeError(f"compile: expected a jitvision Transform (an nn.Module), got {type(transform).__name__}")
     return torch.compile(transform.__call__, **_with_filter(kwargs))
