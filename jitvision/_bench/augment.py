@@ -3,8 +3,9 @@
 Two jobs on a 3x256x256 uint8 image, one thread: RandomResizedCrop(224), RandomHorizontalFlip, then
 TrivialAugmentWide (``ta``) or RandAugment(num_ops=2, magnitude=9) (``ra``), ToDtype(float32, scale=True),
 Normalize(ImageNet). Variants: torchvision v2 eager; jitvision eager, compiled (``jitvision.transforms.compile``:
-torch.compile with jitvision's guard filter, see ``transforms/_compile.py``) and compiled-plain (``torch.compile`` of
-the Compose module, all of dynamo's guards), both inductor, static shapes; timm's own PIL training transform
+torch.compile with jitvision's guard filter and default backend, which runs these graphs of native calls as traced,
+see ``transforms/_compile.py``) and compiled-plain (``torch.compile`` of the Compose module, all of dynamo's guards,
+inductor), static shapes; timm's own PIL training transform
 (``timm.data.create_transform(224, is_training=True, auto_augment='rand-m9-mstd0.5')``, the same image as a PIL
 image) when timm is installed (the ``bench`` extra). Every call draws new operations, so a time is a mean over the
 policy's operations: the variants are timed in interleaved rounds and each keeps its best round

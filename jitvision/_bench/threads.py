@@ -9,7 +9,8 @@ Normalize on a 3x256x256 uint8 image; ``infer``: Resize(256) + CenterCrop(224) +
 - ``torchvision``: torchvision v2's eager Compose (the baseline of the time ratio);
 - ``eager``: jitvision's Compose; ``scripted``: ``torch.jit.script`` of it; ``compiled``:
   ``jitvision.transforms.compile`` of it (torch.compile with jitvision's guard filter: one token guard per transform
-  instead of the guards on their attributes, see ``transforms/_compile.py``; inductor, static shapes);
+  instead of the guards on their attributes, and its default backend: the presets' graphs are one native call,
+  run as traced, see ``transforms/_compile.py``; static shapes);
   ``compiled-plain``: ``torch.compile`` of it (all of dynamo's guards, the module wrapper);
 - ``compiled-forward``: ``torch.compile(pipeline.forward)``: the same graph and guards on the pipeline, without
   ``torch.compile(module)``'s wrapper module (its ``__call__`` runs nn.Module's call machinery and a context manager

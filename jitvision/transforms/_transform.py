@@ -150,8 +150,9 @@ class Transform(nn.Module):
 
     @torch.jit.unused
     def compile(self, *args: Any, **kwargs: Any) -> None:
-        """``nn.Module.compile`` (compile this module's call in place) with jitvision's guard filter: see
-        ``jitvision.transforms.compile``, which takes the same arguments and returns the compiled callable."""
+        """``nn.Module.compile`` (compile this module's call in place) with jitvision's guard filter and default
+        backend: see ``jitvision.transforms.compile``, which takes the same arguments and returns the compiled
+        callable."""
         from ._compile import _with_filter
 
         super().compile(*args, **_with_filter(kwargs))
