@@ -179,6 +179,26 @@ def make_detection_sample(height: int = 17, width: int = 23, dtype: torch.dtype 
     }
 
 
+
+IMAGENET_MEAN = [0.485, 0.456, 0.406]
+IMAGENET_STD = [0.229, 0.224, 0.225]
+
+
+def make_training_pipeline(size: int = 16) -> Any:
+    """The timm-style training pipeline (RandomResizedCrop, flip, TrivialAugmentWide, ToDtype, Normalize): on uint8
+    CPU input, Compose runs it as the three native calls of the fused path."""
+    import jitvision.transforms as T
+
+    return T.Compose(
+        [
+            T.RandomResizedCrop(size, antialias=True),
+            T.RandomHorizontalFlip(),
+            T.TrivialAugmentWide(),
+            T.ToDtype(torch.float32, scale=True),
+            T.Normalize(IMAGENET_MEAN, IMAGENET_STD),
+        ]
+    )
+
 # ---- the four modes -----------------------------------------------------------------------------------
 
 

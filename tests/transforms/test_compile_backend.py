@@ -16,22 +16,7 @@ from torch import fx
 
 import jitvision.transforms as T
 from jitvision.transforms import _compile
-from tests.helpers import make_image
-
-MEAN = [0.485, 0.456, 0.406]
-STD = [0.229, 0.224, 0.225]
-
-
-def _training(size=16):
-    return T.Compose(
-        [
-            T.RandomResizedCrop(size, antialias=True),
-            T.RandomHorizontalFlip(),
-            T.TrivialAugmentWide(),
-            T.ToDtype(torch.float32, scale=True),
-            T.Normalize(MEAN, STD),
-        ]
-    )
+from tests.helpers import IMAGENET_MEAN, IMAGENET_STD, make_image, make_training_pipeline
 
 
 @pytest.fixture
@@ -56,7 +41,7 @@ def _seeded(fn, *inputs, seed=0):
 
 
 def test_kernel_pipeline_runs_as_traced_equal_to_eager_and_random(inductor_calls):
-    pipeline = _training()
+    pipeline = make_training_pipeline()
     image = make_image(40, 48, torch.uint8)
     compiled = T.compile(pipeline, fullgraph=True)
     for seed in range(4):
@@ -67,7 +52,7 @@ def test_kernel_pipeline_runs_as_traced_equal_to_eager_and_random(inductor_calls
 
 
 def test_in_place_compile_takes_the_same_backend(inductor_calls):
-    pipeline = _training()
+    pipeline = make_training_pipeline()
     image = make_image(40, 48, torch.uint8)
     expected = _seeded(pipeline, image)
     pipeline.compile(fullgraph=True)
@@ -85,7 +70,7 @@ def test_graph_with_aten_compute_goes_to_inductor(inductor_calls):
 
 
 def test_float_normalize_goes_to_inductor_and_matches_eager(inductor_calls):
-    pipeline = T.Compose([T.Normalize(MEAN, STD)])
+    pipeline = T.Compose([T.Normalize(IMAGENET_MEAN, IMAGENET_STD)])
     image = make_image(20, 24, torch.float32)
     compiled = T.compile(pipeline, fullgraph=True)
     torch.testing.assert_close(compiled(image), pipeline(image))
@@ -93,7 +78,7 @@ def test_float_normalize_goes_to_inductor_and_matches_eager(inductor_calls):
 
 
 def test_backend_inductor_forces_inductor(inductor_calls):
-    pipeline = _training()
+    pipeline = make_training_pipeline()
     image = make_image(40, 48, torch.uint8)
     compiled = T.compile(pipeline, fullgraph=True, backend="inductor")
     torch.testing.assert_close(_seeded(compiled, image), _seeded(pipeline, image))
@@ -108,7 +93,7 @@ def test_options_reach_inductor(inductor_calls):
 
 
 def test_dynamic_sizes_one_traced_graph(inductor_calls):
-    pipeline = _training()
+    pipeline = make_training_pipeline()
     graphs = []
 
     def counting_backend(graph_module, example_inputs, options=None):

@@ -20,7 +20,7 @@ import jitvision.transforms as T
 from jitvision import tv_tensors
 from jitvision.transforms._compile import guard_filter
 from jitvision.transforms._container import Compose
-from tests.helpers import assert_matches_oracle, make_boxes, make_image
+from tests.helpers import assert_matches_oracle, make_boxes, make_image, make_training_pipeline
 
 MEAN = [0.485, 0.456, 0.406]
 STD = [0.229, 0.224, 0.225]
@@ -39,18 +39,6 @@ def _deterministic(size=16):
     return T.Compose([T.Resize(size, antialias=True), T.ToDtype(torch.float32, scale=True), T.Normalize(MEAN, STD)])
 
 
-def _training(size=16):
-    return T.Compose(
-        [
-            T.RandomResizedCrop(size, antialias=True),
-            T.RandomHorizontalFlip(),
-            T.TrivialAugmentWide(),
-            T.ToDtype(torch.float32, scale=True),
-            T.Normalize(MEAN, STD),
-        ]
-    )
-
-
 def _guard_nodes(manager) -> int:
     return len(manager.get_leaf_guards()) + sum(1 + _guard_nodes(child) for child in manager.get_child_managers())
 
@@ -58,7 +46,7 @@ def _guard_nodes(manager) -> int:
 @pytest.mark.parametrize("in_place", [False, True])
 def test_one_graph_random_live_no_recompiles(in_place):
     image = make_image(24, 28, torch.uint8)
-    fn, counter = _compiled(_training(), in_place)
+    fn, counter = _compiled(make_training_pipeline(), in_place)
     torch.manual_seed(0)
     outputs = [fn(image) for _ in range(12)]
     assert counter.frame_count == 1
@@ -231,7 +219,7 @@ def test_far_fewer_guards_than_plain_compile():
     counts = {}
     for name in ("plain", "filtered"):
         torch._dynamo.reset()
-        pipeline = _training()
+        pipeline = make_training_pipeline()
         if name == "plain":
             fn = torch.compile(pipeline.__call__, backend="eager", fullgraph=True)
         else:
@@ -254,7 +242,8 @@ def test_filter_keeps_inputs_tokens_and_tensors():
         return [True] * len(entries)
 
     torch._dynamo.reset()
-    fn = torch.compile(_training().__call__, backend="eager", fullgraph=True, options={"guard_filter_fn": spy})
+    pipeline = make_training_pipeline()
+    fn = torch.compile(pipeline.__call__, backend="eager", fullgraph=True, options={"guard_filter_fn": spy})
     fn(image)
     kept = [entry for entry, keep in seen if keep]
     dropped = [entry for entry, keep in seen if not keep]
