@@ -50,7 +50,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 import torch
 from torch.utils.benchmark import Timer
 
-from ._bench._timing import Unavailable, static_shapes
+from ._bench._timing import Unavailable, compile_pipeline, static_shapes
 
 MEAN = [0.485, 0.456, 0.406]
 STD = [0.229, 0.224, 0.225]
@@ -284,14 +284,8 @@ def build(library: str, style: str, mode: str, job: str) -> Fn:
         # dynamic, which measures inductor's dynamic-shape code rather than the pipeline at that size. The
         # static-shape settings are applied once around ``run`` (``static_shapes``) rather than with
         # ``dynamic=False``, which re-applies them around every call (~40 us per call here). A jitvision Compose is
-        # compiled the documented way, ``jitvision.transforms.compile``: one token guard per transform instead of
-        # the guards on their attributes.
-        if library == "jitvision" and isinstance(fn, torch.nn.Module):
-            import jitvision.transforms as T
-
-            fn = T.compile(fn)
-        else:
-            fn = torch.compile(fn)
+        # compiled the documented way, ``jitvision.transforms.compile`` (``compile_pipeline``).
+        fn = compile_pipeline(fn, library == "jitvision")
     return fn
 
 

@@ -72,19 +72,25 @@ class CountingCompiler:
         return compile_fx(gm, example_inputs)
 
 
+def compile_pipeline(fn: Any, jitvision: bool, **kwargs: Any) -> Any:
+    """``jitvision.transforms.compile(fn, **kwargs)`` when ``jitvision`` and ``fn`` is a transform (one token guard per
+    transform instead of the guards on their attributes, and its default backend), else ``torch.compile(fn,
+    **kwargs)`` (torchvision, or a plain function that wraps a transform)."""
+    if jitvision and isinstance(fn, torch.nn.Module):
+        import jitvision.transforms as T
+
+        return T.compile(fn, **kwargs)
+    return torch.compile(fn, **kwargs)
+
+
 def compile_static(fn: Any, inner: str = "inductor", guard_filter: bool = False) -> Tuple[Any, CountingCompiler]:
     """``torch.compile(fn)`` (inductor unless ``inner="eager"``), and its graph counter. Call it, and the result,
     inside ``static_shapes()``: together they are ``torch.compile(fn, dynamic=False)`` without its per-call cost.
-    ``guard_filter=True``: ``jitvision.transforms.compile(fn)`` instead when ``fn`` is a transform (one token guard
-    per transform instead of the guards on their attributes, and its default backend in place of inductor); a plain
-    function (a row that wraps its transform) keeps ``torch.compile``."""
-    if guard_filter and isinstance(fn, torch.nn.Module):
-        import jitvision.transforms as T
-
-        counter = CountingCompiler("jitvision" if inner == "inductor" else inner)
-        return T.compile(fn, backend=counter), counter
-    counter = CountingCompiler(inner)
-    return torch.compile(fn, backend=counter), counter
+    ``guard_filter=True``: through ``compile_pipeline`` (``jitvision.transforms.compile`` for a transform, whose
+    default backend then takes inductor's place)."""
+    as_transform = guard_filter and isinstance(fn, torch.nn.Module)
+    counter = CountingCompiler("jitvision" if as_transform and inner == "inductor" else inner)
+    return compile_pipeline(fn, as_transform, backend=counter), counter
 
 
 def static_shapes() -> Any:

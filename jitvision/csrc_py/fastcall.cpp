@@ -96,6 +96,21 @@ bool int_arg(PyObject* obj, int64_t* out) {
   return !(*out == -1 && PyErr_Occurred());
 }
 
+// A list or tuple of `low` to `high` ints (`what` names the argument and its length in the error) into `out`; its
+// length, or -1 with a Python error set.
+Py_ssize_t int_list_arg(const char* name, const char* what, PyObject* obj, Py_ssize_t low, Py_ssize_t high,
+                        int64_t* out) {
+  const Py_ssize_t n = (PyList_Check(obj) || PyTuple_Check(obj)) ? PySequence_Fast_GET_SIZE(obj) : -1;
+  if (n < low || n > high) {
+    PyErr_Format(PyExc_TypeError, "jitvision._fastcall.%s: %s", name, what);
+    return -1;
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    if (!int_arg(PySequence_Fast_GET_ITEM(obj, i), &out[i])) return -1;
+  }
+  return n;
+}
+
 bool float_arg(PyObject* obj, double* out) {
   *out = PyFloat_AsDouble(obj);  // floats and ints
   return !(*out == -1.0 && PyErr_Occurred());
@@ -219,15 +234,8 @@ PyObject* random_crop(PyObject* /*self*/, PyObject* const* args, Py_ssize_t narg
   if (!check_args("random_crop", nargs, 2, 3) || !bound("random_crop", random_crop_op.has_value())) return nullptr;
   const at::Tensor* image = tensor_arg("random_crop", args[0]);
   if (image == nullptr) return nullptr;
-  PyObject* size = args[1];
-  if (!(PyList_Check(size) || PyTuple_Check(size)) || PySequence_Fast_GET_SIZE(size) != 2) {
-    PyErr_SetString(PyExc_TypeError, "jitvision._fastcall.random_crop: size must be a list or tuple of two ints");
-    return nullptr;
-  }
   int64_t hw[2];
-  for (int i = 0; i < 2; ++i) {
-    if (!int_arg(PySequence_Fast_GET_ITEM(size, i), &hw[i])) return nullptr;
-  }
+  if (int_list_arg("random_crop", "size must be a list or tuple of two ints", args[1], 2, 2, hw) < 0) return nullptr;
   OptGen generator;
   if (!generator_arg(nargs > 2 ? args[2] : nullptr, &generator)) return nullptr;
   at::Tensor out;
@@ -336,16 +344,10 @@ PyObject* constant_pad(PyObject* /*self*/, PyObject* const* args, Py_ssize_t nar
   if (!check_args("constant_pad", nargs, 3, 3) || !bound("constant_pad", constant_pad_op.has_value())) return nullptr;
   const at::Tensor* image = tensor_arg("constant_pad", args[0]);
   if (image == nullptr) return nullptr;
-  PyObject* pad = args[1];
-  if (!(PyList_Check(pad) || PyTuple_Check(pad)) || PySequence_Fast_GET_SIZE(pad) > 8) {
-    PyErr_SetString(PyExc_TypeError, "jitvision._fastcall.constant_pad: pad must be a list or tuple of at most 8 ints");
-    return nullptr;
-  }
-  const Py_ssize_t n = PySequence_Fast_GET_SIZE(pad);
   int64_t amounts[8];
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    if (!int_arg(PySequence_Fast_GET_ITEM(pad, i), &amounts[i])) return nullptr;
-  }
+  const Py_ssize_t n =
+      int_list_arg("constant_pad", "pad must be a list or tuple of at most 8 ints", args[1], 0, 8, amounts);
+  if (n < 0) return nullptr;
   PyObject* fill = args[2];
   at::Scalar value;
   if (PyBool_Check(fill)) {

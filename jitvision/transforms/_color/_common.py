@@ -51,8 +51,6 @@ def native_point_coin(
     ``POSTERIZE`` with its ``arg``): on a uint8 CPU image, the coin and the op in one native call (the same draw on
     the same generator as the generic path); otherwise None (the coin drawn in Python)."""
     if _RANDOM_POINT is not None and image.dtype == torch.uint8 and image.is_cpu and image.ndim >= 2:
-        # _native_u8.random_point's op, called through its eager entry point (jitvision._eager_ops); the generator
-        # as ``transform._fast_rng()`` gives it, without that call when there is none
-        generator = transform.generator
-        return _RANDOM_POINT(image, transform.p, op, arg, None if generator is None else transform._fast_rng())
+        # _native_u8.random_point's op, called through its eager entry point (jitvision._eager_ops)
+        return _RANDOM_POINT(image, transform.p, op, arg, transform._fast_rng())
     return None
