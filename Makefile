@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test sanitize fuzz lint bench audit deploy clean
+.PHONY: demo test sanitize fuzz lint bench audit deploy clean gpu-check gpu-wheels
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,19 @@ bench: $(STAMP)
 	$(PY) -m jitvision bench --per-transform --json bench-per-transform.json --plot bench-per-transform.png
 	$(PY) -m jitvision bench --batch --json bench-batch.json
 	$(PY) -m jitvision bench --augment --json bench-augment.json
+
+# The GPU check, run on a machine with an NVIDIA GPU and its own Python and torch (no network needed, no venv): builds
+# the native library against that torch, runs the CUDA tests and the GPU benchmark (tools/gpu_check.sh), and writes
+# junit, JSON and logs to $(OUT) (default gpu-check/). `make gpu-wheels` first, where pip works, brings the wheels of
+# what such a machine may lack (kornia, for the benchmark's peer) into .whl/, which the check installs from.
+GPU_PYTHON ?= python3
+gpu-check:
+	PYTHON=$(GPU_PYTHON) bash tools/gpu_check.sh
+
+GPU_WHEEL_PLATFORMS := $(foreach p,manylinux_2_28 manylinux_2_27 manylinux_2_17 manylinux2014,--platform $(p)_x86_64)
+gpu-wheels:
+	python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+		$(GPU_WHEEL_PLATFORMS) -d .whl "kornia==0.9.*" "kornia-rs==0.2.0"
 
 audit: $(STAMP)
 	$(PY) -m jitvision audit

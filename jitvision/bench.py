@@ -498,7 +498,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--quick", action="store_true", help="eager only, short measurements (for tests)")
     parser.add_argument("--json", metavar="PATH", help="write the rows as JSON")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG bar chart (needs matplotlib)")
+    parser.add_argument(
+        "--device",
+        default="cpu",
+        help="--batch / --per-transform: cuda runs the GPU jobs (images and batches of 256 already on the device)",
+    )
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    if args.device != "cpu" and not (args.batch or args.per_transform):
+        raise SystemExit("python -m jitvision bench: --device goes with --batch or --per-transform")
     if args.per_transform:
         return _main_per_transform(args)
     if args.batch:
@@ -566,7 +573,23 @@ def _versions() -> Dict[str, Optional[str]]:
     return out
 
 
+def _main_per_transform_device(args: argparse.Namespace) -> int:
+    from ._bench import gpu
+
+    names = args.only.split(",") if args.only else None
+    min_run_time = 0.2 if args.min_run_time is None else args.min_run_time
+    rows = gpu.run_rows(names, (1, 256), 256, args.device, min_run_time, log=_log)
+    print(f"per-transform on {torch.cuda.get_device_name(args.device)}, torch {torch.__version__}")
+    print(gpu.format_rows_markdown(rows))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"device": torch.cuda.get_device_name(args.device), "rows": rows}, f, indent=2)
+    return 0
+
+
 def _main_per_transform(args: argparse.Namespace) -> int:
+    if args.device != "cpu":
+        return _main_per_transform_device(args)
     from ._bench import _photos, _rows, per_transform
 
     rows = [row for row in _rows.ROWS if row.name in _pick(args.only, _rows.ROW_NAMES, "row")]
@@ -600,7 +623,36 @@ def _main_per_transform(args: argparse.Namespace) -> int:
     return 0
 
 
+def _main_batch_device(args: argparse.Namespace) -> int:
+    from ._bench import gpu
+
+    rounds = 3 if args.rounds is None else args.rounds
+    min_run_time = 1.0 if args.min_run_time is None else args.min_run_time
+    shape, crop = gpu.BATCH, gpu.CROP
+    if args.quick:
+        shape, crop, rounds, min_run_time = (8, 3, 64, 64), 48, 1, 0.05
+    jobs = _pick(args.jobs, list(gpu.PIPELINES), "pipeline") if args.jobs else list(gpu.PIPELINES)
+    versions = _versions()
+
+    def save(rows: List[Dict[str, Any]]) -> None:
+        if args.json:
+            with open(args.json, "w") as f:
+                payload = {"device": torch.cuda.get_device_name(args.device), "shape": list(shape), "rows": rows}
+                json.dump({**payload, "versions": versions}, f, indent=2)
+
+    rows = gpu.run(jobs, gpu.VARIANTS, shape, crop, args.device, min_run_time, rounds, log=_log, on_rows=save)
+    save(rows)
+    print(
+        f"batch {list(shape)} uint8 on {torch.cuda.get_device_name(args.device)} -> [{shape[0]}, {shape[1]}, {crop}, "
+        f"{crop}] float32, best of {rounds} rounds; " + ", ".join(f"{k} {v}" for k, v in versions.items() if v)
+    )
+    print(gpu.format_markdown(rows))
+    return 0
+
+
 def _main_batch(args: argparse.Namespace) -> int:
+    if args.device != "cpu":
+        return _main_batch_device(args)
     from ._bench import batch
 
     variants = batch.VARIANTS

@@ -10,6 +10,7 @@
 #include <string>
 
 #include <ATen/ATen.h>
+#include <torch/version.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/library.h>
 
@@ -125,7 +126,12 @@ at::Tensor interpolate_image(const at::Tensor& image, int64_t out_h, int64_t out
   } else if (mode == "bicubic") {
     out = antialias ? at::_upsample_bicubic2d_aa(x, {oh, ow}, false) : at::upsample_bicubic2d(x, {oh, ow}, false);
   } else {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 12)
     out = at::_upsample_lanczos2d_aa(x, {oh, ow}, false);
+#else
+    // torch before 2.12 has no lanczos kernel (nor does torchvision before 0.27 offer the mode)
+    TORCH_CHECK_VALUE(false, "resized_crop: interpolation lanczos needs torch 2.12 or newer, this is ", TORCH_VERSION);
+#endif
   }
   if (transpose) out = out.transpose(-1, -2);
   if (!native) {

@@ -446,6 +446,10 @@ void roundtrip_range(const uint8_t* src, uint8_t* dst, const int64_t* qualities,
 }
 
 at::Tensor jpeg_u8(const at::Tensor& images, const at::Tensor& quality) {
+  // libjpeg works on host memory: an image on another device makes the round trip through the host (documented)
+  if (!images.device().is_cpu() || !quality.device().is_cpu()) {
+    return jpeg_u8(images.cpu(), quality.cpu()).to(images.device());
+  }
   TORCH_CHECK_TYPE(images.scalar_type() == at::kByte, "jpeg: expected a uint8 image, got ", images.scalar_type());
   TORCH_CHECK_VALUE(images.dim() >= 3 && (images.size(-3) == 1 || images.size(-3) == 3),
                     "jpeg: expected an image [..., 1 or 3, H, W], got shape ", images.sizes());

@@ -48,7 +48,15 @@ from ._random import switch, uniform
 from ._transform import Transform
 from ._utils import is_image_like
 from .functional._color._utils import check_image
-from .functional._dispatch import call_custom_op, is_exporting, is_pure_tensor, is_tracing, unwrap
+from .functional._dispatch import (
+    call_custom_op,
+    device_constant,
+    device_copy,
+    is_exporting,
+    is_pure_tensor,
+    is_tracing,
+    unwrap,
+)
 from .functional._geometry._interpolation import InterpolationMode, check_interpolation
 from .functional._geometry._warp import fill_as_list, grid_mode
 
@@ -141,7 +149,6 @@ class _AutoAugmentBase(Transform):
             raise ValueError(f"{owner}: num_magnitude_bins must be an integer >= 2, got {num_bins!r}")
         self._space: List[int] = [OP_INDEX[name] for name in space]
         self._candidates: List[int] = sorted(set([0] + self._space))  # Identity: a step not applied
-        self._space_t = torch.tensor(self._space, dtype=torch.int64)
         self._num_bins: int = num_bins
         # Size-independent magnitudes per global op id (float32, as torchvision's bins); translations depend on the
         # size and are computed per draw unless they are absolute (TrivialAugmentWide).
@@ -169,13 +176,17 @@ class _AutoAugmentBase(Transform):
 
     # ---- draws -------------------------------------------------------------------------------------------------
 
+    def _space_on(self, device: torch.device) -> torch.Tensor:
+        """The policy's op ids as an int64 tensor on ``device`` (kept per device on a GPU: no copy per draw)."""
+        return device_constant([float(op) for op in self._space], torch.int64, device)
+
     def _magnitudes(
         self, ops: torch.Tensor, bins: torch.Tensor, sign_u: torch.Tensor, height: int, width: int
     ) -> torch.Tensor:
         """The signed float64 magnitudes of ``ops`` at ``bins`` (any equal shapes); negative where ``sign_u <= 0.5``
         for the signed operations."""
         device = ops.device
-        magnitude = self._table.to(device)[ops, bins]
+        magnitude = device_copy(self._table, device)[ops, bins]
         if self._translate_relative:
             high_x = self._translate_mul * width / self._translate_div
             high_y = self._translate_mul * height / self._translate_div
@@ -183,7 +194,7 @@ class _AutoAugmentBase(Transform):
             ty = torch.linspace(0.0, high_y, self._num_bins, device=device)[bins]
             magnitude = torch.where(ops == 3, tx, torch.where(ops == 4, ty, magnitude))
         magnitude = magnitude.to(torch.float64)
-        negative = (sign_u <= 0.5) & self._signed.to(device)[ops]
+        negative = (sign_u <= 0.5) & device_copy(self._signed, device)[ops]
         return torch.where(negative, -magnitude, magnitude)
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
@@ -392,9 +403,9 @@ class AutoAugment(_AutoAugmentBase):
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         u = uniform([batch_size, 5], self._rng(), device)
         policy = _randint(u[:, 0], self._num_policies)
-        ops = self._policy_ops.to(device)[policy]
-        bins = self._policy_bins.to(device)[policy]
-        applied = u[:, 1:3] <= self._policy_p.to(device)[policy]
+        ops = device_copy(self._policy_ops, device)[policy]
+        bins = device_copy(self._policy_bins, device)[policy]
+        applied = u[:, 1:3] <= device_copy(self._policy_p, device)[policy]
         ops = torch.where(applied, ops, torch.zeros_like(ops))
         return {"ops": ops, "magnitudes": self._magnitudes(ops, bins, u[:, 3:5], height, width)}
 
@@ -439,7 +450,7 @@ class RandAugment(_AutoAugmentBase):
 
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         u = uniform([batch_size, self.num_ops, 2], self._rng(), device)
-        ops = self._space_t.to(device)[_randint(u[..., 0], len(self._space))]
+        ops = self._space_on(device)[_randint(u[..., 0], len(self._space))]
         bins = torch.full_like(ops, self.magnitude)
         return {"ops": ops, "magnitudes": self._magnitudes(ops, bins, u[..., 1], height, width)}
 
@@ -474,7 +485,7 @@ class TrivialAugmentWide(_AutoAugmentBase):
 
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         u = uniform([batch_size, 1, 3], self._rng(), device)
-        ops = self._space_t.to(device)[_randint(u[..., 0], len(self._space))]
+        ops = self._space_on(device)[_randint(u[..., 0], len(self._space))]
         bins = _randint(u[..., 1], self._num_bins)
         return {"ops": ops, "magnitudes": self._magnitudes(ops, bins, u[..., 2], height, width)}
 
@@ -533,7 +544,7 @@ class AugMix(_AutoAugmentBase):
         generator = self._rng()
         chains, depth = self.mixture_width, self._depth
         u = uniform([batch_size, chains, depth, 3], generator, device)
-        ops = self._space_t.to(device)[_randint(u[..., 0], len(self._space))]
+        ops = self._space_on(device)[_randint(u[..., 0], len(self._space))]
         if self.chain_depth <= 0:  # 1 to 3 operations per chain; the steps after a chain's depth are Identity
             drawn = _randint(uniform([batch_size, chains, 1], generator, device), 3) + 1
             steps = torch.arange(depth, device=device)

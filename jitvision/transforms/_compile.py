@@ -28,6 +28,7 @@ call, writes that bypass ``__setattr__`` (``t.__dict__[k] = v``, ``object.__seta
 non-container objects held by a transform that the trace read through attributes of a non-module object.
 """
 
+import inspect
 import operator
 import re
 import types
@@ -211,14 +212,24 @@ def backend(graph_module: fx.GraphModule, example_inputs: List[Any], options: Op
     return compile_fx(graph_module, example_inputs, config_patches=dict(options or {}))
 
 
+# torch.compile's isolate_recompiles (a cache of the call's own) is missing in older torch (2.11); there every call
+# shares dynamo's cache, which changes no result.
+_TAKES_ISOLATE_RECOMPILES = "isolate_recompiles" in inspect.signature(torch.compile).parameters
+
+
 def _with_filter(kwargs: Dict[str, Any]) -> Dict[str, Any]:
     kwargs = dict(kwargs)
     options = dict(kwargs.pop("options", None) or {})
-    if kwargs.get("mode") is not None:
-        raise ValueError(
-            "compile: mode= cannot be combined with the guard filter (torch.compile takes mode or options); "
-            "pass the mode's inductor options in options= instead"
-        )
+    mode = kwargs.pop("mode", None)
+    if mode is not None:
+        # torch.compile takes mode or options, not both, and the guard filter travels in options: the mode becomes
+        # the inductor options it stands for (e.g. "reduce-overhead": CUDA graphs), the caller's options on top.
+        from torch._inductor import list_mode_options
+
+        try:
+            options = {**list_mode_options(mode, kwargs.get("dynamic")), **options}
+        except RuntimeError as error:
+            raise ValueError(f"compile: unknown mode {mode!r} ({error})") from error
     user: Optional[Callable[[Sequence[Any]], Sequence[bool]]] = options.get("guard_filter_fn")
 
     def combined(entries: Sequence[Any]) -> List[bool]:
@@ -229,7 +240,8 @@ def _with_filter(kwargs: Dict[str, Any]) -> Dict[str, Any]:
 
     options["guard_filter_fn"] = combined
     kwargs["options"] = options
-    kwargs.setdefault("isolate_recompiles", True)
+    if _TAKES_ISOLATE_RECOMPILES:
+        kwargs.setdefault("isolate_recompiles", True)
     if kwargs.get("backend") is None:
         kwargs["backend"] = backend
     return kwargs
@@ -246,7 +258,8 @@ def compile(transform: nn.Module, **kwargs: Any) -> Callable[..., Any]:  # noqa:
     call's cache entries are its own. ``backend=`` defaults to ``backend`` here (inductor, except for graphs made
     only of jitvision kernels and views, which run as traced); ``backend="inductor"`` forces inductor. ``options=``
     is passed on to inductor (a ``guard_filter_fn`` in it is combined with ours: a guard is kept only if both keep
-    it); ``mode=`` is refused (torch.compile takes mode or options, not both)."""
+    it); ``mode=`` ("reduce-overhead" for CUDA graphs, "max-autotune", ...) becomes the inductor options it stands
+    for, under ``options=``."""
     if not isinstance(transform, nn.Module):
         raise TypeError(f"compile: expected a jitvision Transform (an nn.Module), got {type(transform).__name__}")
     return torch.compile(transform.__call__, **_with_filter(kwargs))

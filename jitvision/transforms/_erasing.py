@@ -11,7 +11,7 @@ from .. import _native
 from .._eager_ops import entry
 from ..tv_tensors import wrap
 from . import functional as F
-from ._random import draw_coins, normal_like, uniform
+from ._random import draw_coins, draws_on_host, normal_like, uniform
 from ._transform import RandomApplyTransform, _as_float32
 from ._utils import require_image
 from .functional._dispatch import is_pure_tensor, is_tracing, unwrap
@@ -80,7 +80,7 @@ class RandomErasing(RandomApplyTransform):
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         if not torch.jit.is_scripting():
-            if not is_tracing():
+            if draws_on_host(device):
                 return self._draw_eager(height, width, device)
         return {"apply": draw_coins(self.p, [], self._rng(), device), "box": self._boxes([], height, width, device)}
 

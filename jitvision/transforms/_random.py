@@ -46,7 +46,13 @@ def select_rows(condition: torch.Tensor, if_true: torch.Tensor, if_false: torch.
         tv_tensors.Video,
         tv_tensors.Mask,
     )
-    if not _native.AVAILABLE or not dense or if_true.shape != if_false.shape or if_true.dtype != if_false.dtype:
+    if (
+        not _native.AVAILABLE
+        or not dense
+        or if_true.shape != if_false.shape
+        or if_true.dtype != if_false.dtype
+        or if_true.device.type != "cpu"  # elsewhere inductor fuses the where into its kernel
+    ):
         return where_rows(condition, if_true, if_false)
     plain_true, plain_false = unwrap(if_true), unwrap(if_false)
     # A leading unit dimension on each operand (see functional._dispatch.call_custom_op); the op reads the rows in
@@ -56,11 +62,38 @@ def select_rows(condition: torch.Tensor, if_true: torch.Tensor, if_false: torch.
     return out if is_pure_tensor(if_true) else tv_tensors.wrap(out, like=if_true)
 
 
+def draws_on_host(device: torch.device) -> bool:
+    """Whether eager code may draw as Python numbers (read on the host) for an input on ``device``: eager on the
+    CPU. Traced code must keep draws as tensors, and on another device a read synchronises with the device."""
+    return not is_tracing() and device.type == "cpu"
+
+
+def host_branching(drawn: torch.Tensor) -> bool:
+    """Whether code may read the drawn scalar ``drawn`` on the host and branch on it: in eager code on the CPU. Traced
+    code must keep it a tensor, and on another device reading it synchronises the host with the device, so there
+    the traced formulation (a select, a ``torch.where``) runs in eager code too."""
+    return drawn.ndim == 0 and not is_tracing() and drawn.device.type == "cpu"
+
+
 def python_choice(condition: torch.Tensor) -> Optional[bool]:
     """The drawn boolean as a Python bool where eager code may branch on it, else None (keep it a tensor)."""
-    if condition.ndim != 0 or is_tracing():
+    if not host_branching(condition):
         return None
     return bool(condition)
+
+
+def pair(first: int, second: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """The tensor ``[first, second]`` made on ``device`` by arithmetic: ``torch.tensor([first, second],
+    device=device)`` copies from the host, a synchronising copy on a GPU in every call that draws."""
+    return torch.arange(2, dtype=dtype, device=device) * (second - first) + first
+
+
+def _check_generator(generator: torch.Generator, device: torch.device) -> None:
+    if generator.device.type != torch.device(device).type:
+        raise ValueError(
+            f"jitvision: a transform's generator must be on its input's device: got a {generator.device.type} "
+            f"generator for a {torch.device(device).type} input (make it with torch.Generator(device=...))"
+        )
 
 
 def uniform(
@@ -71,6 +104,8 @@ def uniform(
     export), and ONNX has no translation for it; ``aten.rand.default`` has neither problem."""
     if generator is None:
         return torch.rand(shape, dtype=dtype, device=device)
+    if not torch.jit.is_scripting():
+        _check_generator(generator, device)
     return torch.rand(shape, generator=generator, dtype=dtype, device=device)
 
 
@@ -82,6 +117,8 @@ def randint(
     AOTInductor package (its proxy executor; ``aten.randint.low`` has a C shim)."""
     if generator is None:
         return torch.randint(low, high, shape, dtype=torch.int64, device=device)
+    if not torch.jit.is_scripting():
+        _check_generator(generator, device)
     return torch.randint(low, high, shape, generator=generator, dtype=torch.int64, device=device)
 
 
@@ -104,7 +141,7 @@ def draw_coins(
 
 def python_index(index: torch.Tensor) -> Optional[int]:
     """The drawn index as a Python int where eager code may branch on it (a scalar, not traced), else None."""
-    if index.ndim != 0 or is_tracing():
+    if not host_branching(index):
         return None
     return int(index)
 
@@ -121,16 +158,18 @@ def switch(
       stays live, only the chosen branch runs; every branch must return the same shape and dtype); for operands
       torch.cond cannot take (tv_tensors, nested samples), or with ``cond=False``, every branch runs and a select
       keeps the chosen one;
-    - a batch (``index`` ``[R]``, operands with leading dimension R): in eager code the rows are grouped by key and
-      each group runs its branch once (``index_select``/``index_copy``); traced, every branch runs on all rows and
-      each row takes its own result (``torch.where``).
+    - a batch (``index`` ``[R]``, operands with leading dimension R): in eager code on the CPU the rows are grouped
+      by key and each group runs its branch once (``index_select``/``index_copy``); traced, or on another device
+      (where grouping would read the keys on the host), every branch runs on all rows and each row takes its own
+      result (``torch.where``).
     """
     choice = python_index(index)
     if choice is not None:
         return branch(choice, *operands)
     if cond and index.ndim == 0 and all(isinstance(op, torch.Tensor) and is_pure_tensor(op) for op in operands):
         return _cond_tree(index, sorted(keys), branch, operands)
-    if is_tracing() or index.ndim == 0:
+    if is_tracing() or index.ndim == 0 or index.device.type != "cpu":
+        # grouping reads the drawn keys on the host: a sync per call on a GPU, where computing every branch is cheap
         return _select(index, keys, branch, operands)
     return _grouped(index, keys, branch, operands)
 

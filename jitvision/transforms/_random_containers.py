@@ -23,7 +23,7 @@ from ._batch import is_batch_leaf
 from ._container import _PythonStep
 from ._random import draw_coins, switch, uniform
 from ._transform import Transform
-from .functional._dispatch import is_tracing, unwrap
+from .functional._dispatch import device_copy, is_tracing, unwrap
 
 
 @torch.jit.unused
@@ -201,7 +201,7 @@ class RandomChoice(_RandomContainer):
 
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         u = uniform([batch_size, 1], self._rng(), device)
-        return {"index": (u >= self._cumulative.to(device)).sum(dim=-1)}
+        return {"index": (u >= device_copy(self._cumulative, device)).sum(dim=-1)}
 
     @torch.jit.unused
     def _choose(self, sample: Any, params: Dict[str, torch.Tensor], batch: bool) -> Any:

@@ -172,9 +172,10 @@ class Transform(nn.Module):
                     if not isinstance(inpt, self._transformed_types):
                         return inpt
                     if fast & 1:
-                        out = self._eager_plain(inpt)
-                        if out is not None:
-                            return out
+                        if inpt.device.type == "cpu":  # the hook reads its draws on the host (see _eager_plain)
+                            out = self._eager_plain(inpt)
+                            if out is not None:
+                                return out
                     elif inpt.ndim >= 2:  # what _plain_params gives a deterministic transform
                         return self.transform(inpt, {})
             return super().__call__(inpt)
@@ -219,6 +220,7 @@ class Transform(nn.Module):
                 and cls.make_params is Transform.make_params  # a custom make_params is honoured
                 and (cls._traced_plain or not torch.compiler.is_compiling())
                 and not torch._C._get_tracing_state()  # jit.trace records tensor ops, not native draws
+                and sample.device.type == "cpu"  # reading draws on the host would synchronise with a GPU
             ):
                 out = self._eager_plain(sample)
                 if out is not None:

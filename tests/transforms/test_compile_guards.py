@@ -256,9 +256,19 @@ def test_filter_keeps_inputs_tokens_and_tensors():
     assert any(e.name.endswith(".p") for e in dropped)  # RandomHorizontalFlip's p: covered by its token
 
 
-def test_mode_is_refused_and_user_filter_combined():
-    with pytest.raises(ValueError, match="^compile: "):
-        T.compile(_deterministic(), mode="reduce-overhead")
+def test_mode_becomes_options_and_user_filter_combined():
+    with pytest.raises(ValueError, match="^compile: unknown mode 'bogus'"):
+        T.compile(_deterministic(), mode="bogus")
+    seen = {}
+
+    def recording_backend(graph_module, example_inputs, options=None):
+        seen.update(options or {})
+        return graph_module.forward
+
+    torch._dynamo.reset()
+    fn = T.compile(_deterministic(), backend=recording_backend, fullgraph=True, mode="max-autotune-no-cudagraphs")
+    fn(make_image(20, 26, torch.uint8))
+    assert seen.get("max_autotune") is True  # the mode reached the backend as options (the filter went to dynamo)
     image = make_image(20, 26, torch.uint8)
     torch._dynamo.reset()
     calls = []

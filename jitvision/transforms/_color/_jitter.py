@@ -20,7 +20,7 @@ from ..functional._color._adjust import _adjust_brightness, _adjust_contrast, _a
 from ..functional._color._grayscale import _permute_channels
 from ..functional._color._hue import _adjust_hue
 from ..functional._color._utils import blend, check_image, compute_dtype, rows_factor
-from ..functional._dispatch import is_pure_tensor, is_tracing, unwrap
+from ..functional._dispatch import device_constant, is_pure_tensor, is_tracing, unwrap
 from ._common import channels_of, permutation_from_keys
 
 # The adjustments by index (TorchScript has no module-level int constants): 0 brightness, 1 contrast, 2 saturation,
@@ -83,8 +83,8 @@ def _draw_factors(
     device: torch.device,
 ) -> torch.Tensor:
     """Uniform factors ``[*batch_shape, 4]`` in the four ranges (float32 like torchvision's draws)."""
-    low = torch.tensor([r[0] for r in ranges], dtype=torch.float32, device=device)
-    high = torch.tensor([r[1] for r in ranges], dtype=torch.float32, device=device)
+    low = device_constant([r[0] for r in ranges], torch.float32, device)
+    high = device_constant([r[1] for r in ranges], torch.float32, device)
     u = uniform(batch_shape + [4], generator, device)
     return low + (high - low) * u
 
@@ -117,7 +117,7 @@ def _jitter_select(
 ) -> torch.Tensor:
     """ColorJitter with the order as a tensor (``[4]``, or ``[R, 4]`` per row): the blend adjustments before the
     hue's position, the hue once, the blend adjustments after it (a position whose op is absent keeps the image)."""
-    present_t = torch.tensor(present, device=image.device)
+    present_t = device_constant([float(flag) for flag in present], torch.bool, image.device)
     need_gray = present[1] or present[2]
     if not present[3]:
         for pos in range(4):
@@ -315,7 +315,7 @@ class RandomPhotometricDistort(Transform):
         generator = self._rng()
         # apply: brightness, contrast, saturation, hue, channel permutation; then contrast before saturation.
         coins = uniform([batch_size, 6], generator, device)
-        present = torch.tensor(self._present + [True], device=device)
+        present = device_constant([float(flag) for flag in self._present] + [1.0], torch.bool, device)
         apply = (coins[:, :5] < self.p) & present
         factors = _draw_factors(self._ranges, [batch_size], generator, device)
         keys = uniform([batch_size, 16], generator, device)

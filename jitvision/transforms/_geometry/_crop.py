@@ -8,7 +8,7 @@ import torch
 from ... import _native
 from ..._eager_ops import entry
 from .. import functional as F
-from .._random import uniform
+from .._random import draws_on_host, uniform
 from .._transform import Transform
 from .._utils import setup_size
 from ..functional._dispatch import is_tracing
@@ -130,7 +130,7 @@ class RandomCrop(PaddingTransform):
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         if not torch.jit.is_scripting():
-            if not is_tracing():
+            if draws_on_host(device):
                 return self._draw_eager(height, width, device)
         return {"top_left": self._offsets([], height, width, device)}
 

@@ -18,11 +18,19 @@ def _flip(inpt: torch.Tensor, horizontal: bool) -> torch.Tensor:
 
 
 @torch.jit.unused
+def _dense_on_cpu(inpt: torch.Tensor) -> bool:
+    """Whether the native ``flip_if`` takes ``inpt``: images, videos and masks on the CPU. On a GPU the op would read
+    its coins on the host; there the select (``where``) is what inductor fuses."""
+    dense = is_pure_tensor(inpt) or kind_of(type(inpt)) in (Image, Video, Mask)
+    return _native.AVAILABLE and dense and inpt.device.type == "cpu"
+
+
+@torch.jit.unused
 def _flip_where_python(apply: torch.Tensor, inpt: torch.Tensor, horizontal: bool) -> torch.Tensor:
     """Images, videos and masks (one sample or a batch) go through the native ``flip_if`` op: torch's flip of
     the selected rows, one graph node. Inductor's code for ``where(apply, x.flip(d), x)`` was 20-70x slower than
     torch's flip here (see jitvision._native). Boxes and keypoints, a few numbers each, keep the select."""
-    if _native.AVAILABLE and (is_pure_tensor(inpt) or kind_of(type(inpt)) in (Image, Video, Mask)):
+    if _dense_on_cpu(inpt):
         # call_custom_op adds a leading unit dimension to the input: per-row coins get it too.
         coins = apply.unsqueeze(0) if apply.ndim else apply
         out = call_custom_op(torch.ops.jitvision_native.flip_if, unwrap(inpt), coins, [-1 if horizontal else -2])
@@ -41,7 +49,7 @@ def _flip_where(apply: torch.Tensor, inpt: torch.Tensor, horizontal: bool) -> to
 def _flip_always(apply: torch.Tensor, inpt: torch.Tensor, horizontal: bool) -> torch.Tensor:
     """A traced flip whose coin is a constant True (``RandomApplyTransform._constant_coin``): images, videos and masks
     still go through the native ``flip_if`` node (with that constant: no draw), boxes and keypoints flip directly."""
-    if _native.AVAILABLE and (is_pure_tensor(inpt) or kind_of(type(inpt)) in (Image, Video, Mask)):
+    if _dense_on_cpu(inpt):
         return _flip_where_python(apply, inpt, horizontal)
     return _flip(inpt, horizontal)
 

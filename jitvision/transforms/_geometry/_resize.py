@@ -7,7 +7,7 @@ import torch
 
 from ... import _native
 from .. import functional as F
-from .._random import uniform
+from .._random import draws_on_host, pair, uniform
 from .._transform import Transform
 from .._utils import setup_size
 from ..functional._dispatch import is_tracing
@@ -162,7 +162,7 @@ class RandomResizedCrop(Transform):
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         if not torch.jit.is_scripting():
-            if not is_tracing():
+            if draws_on_host(device):
                 return self._draw_eager(height, width, device)
         return {"box": self._boxes([], height, width, device)}
 
@@ -178,11 +178,12 @@ class RandomResizedCrop(Transform):
         log_ratio = u[..., 1, :] * (self.log_ratio[1] - self.log_ratio[0]) + self.log_ratio[0]
         # (h, w) of the 10 candidates, [..., 2, 10]: sqrt(area / ratio), sqrt(area * ratio), rounded half to even.
         hw = torch.round(torch.sqrt(target_area.unsqueeze(-2) * torch.exp(torch.stack([-log_ratio, log_ratio], -2))))
-        limits = torch.tensor([[height], [width]], dtype=hw.dtype, device=device)
+        limits = pair(height, width, hw.dtype, device).unsqueeze(-1)
         fits = ((hw > 0) & (hw <= limits)).all(-2)
         first = fits & (torch.cumsum(fits, -1) == 1)  # one-hot: the first candidate that fits
         found = fits.any(-1, keepdim=True)
-        fallback = torch.tensor(self._fallback(height, width), dtype=hw.dtype, device=device)
+        fallback_h, fallback_w = self._fallback(height, width)
+        fallback = pair(fallback_h, fallback_w, hw.dtype, device)
         # where, not hw * first: a candidate of infinite size (extreme scale/ratio) times 0 would be NaN
         crop_hw = torch.where(found, torch.where(first.unsqueeze(-2), hw, torch.zeros_like(hw)).sum(-1), fallback)
         room = limits[:, 0] - crop_hw
@@ -241,7 +242,7 @@ class RandomResizedCrop(Transform):
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         box = params["box"]
         if not torch.jit.is_scripting():
-            if is_tracing():
+            if is_tracing() or box.device.type != "cpu":  # the box stays a tensor (no read on the host)
                 return self._transform_traced(inpt, box)
         else:
             if hasattr(self, "_script_native"):  # resolved when scripting (_script_fusion.script_standalone)

@@ -95,7 +95,8 @@ def blur_separable(image: torch.Tensor, kernel_size: List[int], weights_x: torch
     padded = padded.reshape(list(shape[:-2]) + [height + ky - 1, width + kx - 1])
     weights_x, weights_y = weights_x.to(work.dtype), weights_y.to(work.dtype)
     if not torch.jit.is_scripting():
-        if weights_x.ndim == 1 and weights_y.ndim == 1 and not is_tracing():
+        # Python-float taps are faster on the CPU; elsewhere reading the weights would synchronise with the device
+        if weights_x.ndim == 1 and weights_y.ndim == 1 and not is_tracing() and weights_x.device.type == "cpu":
             out = _blur_separable_eager(padded, height, width, weights_x.tolist(), weights_y.tolist())
             return out if fp else out.round_().to(image.dtype)
     rows = padded[..., 0:width] * _tap(weights_x, 0, padded)

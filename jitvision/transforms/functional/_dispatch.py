@@ -12,7 +12,7 @@ tv_tensor types.
 """
 
 import functools
-from typing import Any, Callable
+from typing import Any, Callable, Dict, List, Tuple
 
 import torch
 
@@ -168,6 +168,49 @@ def is_tracing() -> bool:
     if torch.jit.is_scripting():
         return False
     return torch.compiler.is_compiling()
+
+
+_DEVICE_CONSTANTS: Dict[Tuple[Any, ...], torch.Tensor] = {}
+
+
+def device_constant(values: List[float], dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """``torch.tensor(values, dtype=dtype, device=device)``, read-only. On a GPU it is made once per (values, dtype,
+    device) and kept: made per call it is a copy from the host, which synchronises the host with the device on
+    every call of a per-sample batch. Traced and scripted code builds it in place (a constant of the graph)."""
+    if not torch.jit.is_scripting():
+        if device.type not in ("cpu", "meta") and not is_tracing():
+            return _cached_constant(values, dtype, device)
+    return torch.tensor(values, dtype=dtype, device=device)
+
+
+@torch.jit.unused
+def _cached_constant(values: List[float], dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    key = (tuple(values), dtype, device)
+    constant = _DEVICE_CONSTANTS.get(key)
+    if constant is None:
+        constant = _DEVICE_CONSTANTS[key] = torch.tensor(values, dtype=dtype, device=device)
+    return constant
+
+
+_DEVICE_COPIES: Dict[Tuple[int, torch.device], Tuple[torch.Tensor, torch.Tensor]] = {}
+
+
+def device_copy(tensor: torch.Tensor, device: torch.device) -> torch.Tensor:
+    """``tensor.to(device)`` for a constant host tensor (a lookup table of a transform), read-only: on a GPU copied
+    once per device and kept (see ``device_constant``)."""
+    if not torch.jit.is_scripting():
+        if device.type not in ("cpu", "meta") and not is_tracing():
+            return _cached_copy(tensor, device)
+    return tensor.to(device)
+
+
+@torch.jit.unused
+def _cached_copy(tensor: torch.Tensor, device: torch.device) -> torch.Tensor:
+    key = (id(tensor), device)
+    hit = _DEVICE_COPIES.get(key)
+    if hit is None or hit[0] is not tensor:  # the source is kept in the entry, so its id is not reused
+        hit = _DEVICE_COPIES[key] = (tensor, tensor.to(device))
+    return hit[1]
 
 
 def is_exporting() -> bool:

@@ -100,7 +100,8 @@ def box_mask(box: torch.Tensor, height: int, width: int, ndim: int) -> torch.Ten
 def erase_where(image: torch.Tensor, box: torch.Tensor, value: torch.Tensor) -> torch.Tensor:
     """``image`` with the box(es) set to ``value`` (broadcast to ``image``, cast to its dtype)."""
     if not torch.jit.is_scripting():
-        if _native.FILTERS and not image.requires_grad and not value.requires_grad:
+        # the native op reads the box on the host: on the CPU only (elsewhere the mask below, no sync)
+        if _native.FILTERS and not image.requires_grad and not value.requires_grad and image.device.type == "cpu":
             return call_custom_op(torch.ops.jitvision_native.erase_box.default, image, box, value)
     mask = box_mask(box, image.shape[-2], image.shape[-1], image.ndim)
     return torch.where(mask, value.to(image.dtype), image)

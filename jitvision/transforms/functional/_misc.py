@@ -18,7 +18,7 @@ from typing import List
 import torch
 
 from ...tv_tensors import BoundingBoxes, Image, KeyPoints, Mask, Video, wrap
-from ._dispatch import get_kernel, is_pure_tensor, register_kernel, unwrap
+from ._dispatch import device_constant, get_kernel, is_pure_tensor, register_kernel, unwrap
 
 
 class UnsafeDtypeConversionError(RuntimeError, ValueError):
@@ -206,8 +206,8 @@ def normalize_image(image: torch.Tensor, mean: List[float], std: List[float], in
     for s in std:
         if s == 0:
             raise ValueError(f"normalize: std must not contain zero (division by zero), got {std}")
-    mean_t = torch.as_tensor(mean, dtype=image.dtype, device=image.device).view(-1, 1, 1)
-    std_t = torch.as_tensor(std, dtype=image.dtype, device=image.device).view(-1, 1, 1)
+    mean_t = device_constant(mean, image.dtype, image.device).view(-1, 1, 1)
+    std_t = device_constant(std, image.dtype, image.device).view(-1, 1, 1)
     centered = image.sub_(mean_t) if inplace else image.sub(mean_t)
     return centered.div_(std_t)
 

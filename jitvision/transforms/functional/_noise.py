@@ -33,7 +33,7 @@ def add_gaussian_noise(
     if not image.is_floating_point() and image.dtype != torch.uint8:
         raise ValueError(f"gaussian_noise: expected a float or uint8 image, got {image.dtype}")
     if not torch.jit.is_scripting():
-        if generator is None and _native.FILTERS and not image.requires_grad:
+        if generator is None and _native.FILTERS and not image.requires_grad and image.device.type == "cpu":
             return call_custom_op(torch.ops.jitvision_native.gaussian_noise.default, image, mean, sigma, clip)
     if image.is_floating_point():
         noise = normal_like(image, generator, image.dtype)

@@ -28,7 +28,7 @@ def _equalize_uint8(image: torch.Tensor) -> torch.Tensor:
     # Pixel value + 256 * channel row: one index into all the rows' histograms and look-up tables.
     offsets = torch.arange(rows, dtype=torch.int32, device=image.device).mul_(256).unsqueeze(1)
     index = flat.to(torch.int32).add_(offsets).reshape(-1)
-    if is_tracing():
+    if is_tracing() or image.device.type != "cpu":  # bincount reads its input's maximum: a sync on a GPU
         hist = torch.zeros(rows * 256, dtype=torch.int64, device=image.device)
         hist = hist.scatter_add(0, index.to(torch.int64), torch.ones_like(index, dtype=torch.int64))
     else:

@@ -31,6 +31,7 @@ from .._dispatch import (
 from .._meta import as_box_format, check_boxes, clamp_bounding_boxes_kernel, get_canvas_size
 from .._rotated import fit_rectangle
 from ._pad import translate_boxes
+from ._resize_taps import resized_crop_taps
 
 
 def check_crop_size(height: int, width: int, op: str) -> None:
@@ -343,7 +344,7 @@ def crop_at(inpt: torch.Tensor, top_left: torch.Tensor, height: int, width: int)
     """``crop(inpt, top, left, height, width)`` with ``top_left = tensor([top, left])`` (int64), for a crop
     inside the image. Under dynamo/export the offset stays a tensor (one graph, no recompiles per offset);
     elsewhere it is read once and the regular ``crop`` runs."""
-    if not is_tracing() and top_left.ndim == 1:
+    if not is_tracing() and top_left.ndim == 1 and top_left.device.type == "cpu":
         top, left = top_left.tolist()
         return crop(inpt, int(top), int(left), height, width)
     # Traced, or one offset per row of a batch ([R, 2]): the tensor formulation.
@@ -353,6 +354,11 @@ def crop_at(inpt: torch.Tensor, top_left: torch.Tensor, height: int, width: int)
 
 
 def _crop_at_dense(dense: torch.Tensor, top_left: torch.Tensor, height: int, width: int) -> torch.Tensor:
+    if dense.device.type != "cpu":
+        # no native kernel there and no read of the offsets on the host: a one-tap gather (a crop is a resize at
+        # scale 1 with nearest taps; zeros outside the image as the op pads)
+        extent = torch.stack([top_left[..., 0] * 0 + height, top_left[..., 1] * 0 + width], -1)
+        return resized_crop_taps(dense, torch.cat([top_left, extent], -1), [height, width], "nearest", False)
     # call_custom_op gives the op a leading unit dimension: an offset per row gets it too.
     return call_custom_op(_crop_at_op, dense, top_left.unsqueeze(0) if top_left.ndim == 2 else top_left, height, width)
 

@@ -31,6 +31,7 @@ from .._rotated import clamp_corners_to
 from ._crop import crop_bounding_boxes, crop_image, crop_translate
 from ._interpolation import InterpolationMode, check_interpolation
 from ._resize import _compute_resized_output_size, _resize_image, _resize_image_pil, _resize_mask
+from ._resize_taps import TAP_MODES, resized_crop_taps
 
 
 def _check_region(height: int, width: int) -> None:
@@ -360,6 +361,9 @@ def resized_crop_at(
 def _resized_crop_box_call(
     dense: torch.Tensor, box: torch.Tensor, size: List[int], mode: str, antialias: bool
 ) -> torch.Tensor:
+    if dense.device.type != "cpu" and mode in TAP_MODES:
+        # no native kernel there, and no host read of the region: gathers the compiler fuses (_resize_taps)
+        return resized_crop_taps(dense, box, size, mode, antialias)
     # call_custom_op gives the op a leading unit dimension: a box per row gets it too.
     box = box.to(torch.int64).unsqueeze(0) if box.ndim == 2 else box.to(torch.int64)
     return call_custom_op(_resized_crop_box_op, dense, box, size, mode, antialias)
