@@ -86,11 +86,10 @@ def test_batch_on_cuda_has_no_host_sync(name: str, entry: str) -> None:
     assert all(not torch.equal(rows[0], rows[i]) for i in range(1, rows.shape[0]))
 
 
-@pytest.mark.parametrize("name", sorted(PIPELINES))
-def test_batch_on_cuda_matches_the_cpu_draws(name: str) -> None:
-    """The same pipeline on the CPU and on CUDA, both drawing from a CPU-seeded copy of the same parameters, is
-    not comparable (the devices' generators differ); so the check is the deterministic part: a batch pipeline
-    with p=1 flips and a fixed crop gives the CPU's values on CUDA."""
+def test_batch_on_cuda_matches_the_cpu() -> None:
+    """The devices' generators differ, so random draws are not comparable across them; the deterministic part is:
+    a batch pipeline with a p=1 flip and a whole-image crop gives the CPU's values on CUDA (within one uint8 level
+    of the resize, scaled by the normalisation)."""
     pipe = T.Compose(
         [
             T.RandomResizedCrop(224, scale=(1.0, 1.0), ratio=(1.0, 1.0)),

@@ -16,7 +16,7 @@ Devices: ``meta`` always (it proves placement without a GPU: a meta tensor canno
 ``NEEDS_VALUES`` (with the reason): on ``meta`` they may raise the meta device's "no data" error (and where they
 return, the placement is checked), on ``cuda`` they run like every other op.
 
-Budget: JITVISION_DEVICE_EXAMPLES examples per op (default 3; the GPU check runs more). With
+Budget: JITVISION_DEVICE_EXAMPLES examples per op (default 2; the GPU check runs 3). With
 JITVISION_DEVICE_REPORT=PATH, every comparison's largest difference is appended to PATH as JSON lines.
 """
 
@@ -39,7 +39,7 @@ from tests.fuzz.strategies import CLASSES, FUNCTIONALS
 from tests.fuzz.test_fuzz import CONTAINERS, KERNEL_SUFFIXES, _build, _draw_kwargs, public_classes, public_functionals
 from tests.fuzz.test_fuzz import resolve as resolve_functional
 
-EXAMPLES = int(os.environ.get("JITVISION_DEVICE_EXAMPLES", "3"))
+EXAMPLES = int(os.environ.get("JITVISION_DEVICE_EXAMPLES", "2"))
 REPORT = os.environ.get("JITVISION_DEVICE_REPORT")
 DEVICE_SETTINGS = settings(
     max_examples=EXAMPLES,
