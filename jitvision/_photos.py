@@ -208,6 +208,6 @@ def draw_sample(sample: Any, title: str = "", labels: Optional[Sequence[int]] = 
         for x, y in keypoints.as_subclass(torch.Tensor).reshape(-1, 2).tolist():
             draw.ellipse((x - 3, y - 3, x + 3, y + 3), fill=(255, 255, 255), outline=(20, 20, 20))
     if title:
-        draw.rectangle((0, 0, 7 * len(title) + 8, 15), fill=(0, 0, 0))
+        draw.rectangle((0, 0, round(draw.textlength(title)) + 8, 15), fill=(0, 0, 0))
         draw.text((4, 2), title, fill=(255, 255, 255))
     return picture
