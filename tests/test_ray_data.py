@@ -71,13 +71,13 @@ def _rows(count: int, ragged: bool) -> list[dict]:
     return rows
 
 
-def _run_on_ray(rows: list[dict], factory, *, compile: bool = False, concurrency: int = 2) -> dict[int, dict]:
+def _run_on_ray(rows: list[dict], factory, *, compile: bool = False, actors: int = 2) -> dict[int, dict]:
     # One block per batch: every batch is the same rows on Ray as in-process.
     dataset = ray.data.from_items(rows, override_num_blocks=len(rows) // BATCH)
     out = dataset.map_batches(
         augment.JitvisionBatches,
         fn_constructor_kwargs={"pipeline": factory, "seed": SEED, "compile": compile},
-        batch_size=BATCH, batch_format="numpy", concurrency=concurrency,
+        batch_size=BATCH, batch_format="numpy", compute=ray.data.ActorPoolStrategy(size=actors),
     ).take_all()
     return {int(row["id"]): row for row in out}
 
@@ -136,5 +136,5 @@ def test_ragged_batches_match_in_process(cluster):
 
 def test_compiled_actor_matches_eager_in_process(cluster):
     rows = _rows(8, ragged=False)
-    actual = _run_on_ray(rows, crop_and_flip, compile=True, concurrency=1)
+    actual = _run_on_ray(rows, crop_and_flip, compile=True, actors=1)
     _assert_equal(actual, _in_process(rows, crop_and_flip, ragged=False))

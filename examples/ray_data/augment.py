@@ -115,7 +115,9 @@ class JitvisionBatches:
         images = batch["image"]
         fixed_shape = isinstance(images, np.ndarray) and images.dtype != object and images.ndim == 4
         images = list(images) if fixed_shape else _rows(images)
-        samples = [{"image": tv_tensors.Image(torch.from_numpy(np.ascontiguousarray(image)).permute(2, 0, 1))}
+        # Copies: Ray hands out read-only views of its shared object store (torch warns on them, and an in-place
+        # transform would write into them); a uint8 copy costs little next to the transforms.
+        samples = [{"image": tv_tensors.Image(torch.from_numpy(np.array(image, copy=True)).permute(2, 0, 1))}
                    for image in images]
         if "boxes" in batch:
             for sample, boxes in zip(samples, _rows(batch["boxes"])):
@@ -178,7 +180,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     augmented = dataset.map_batches(
         JitvisionBatches,
         fn_constructor_kwargs={"pipeline": detection_pipeline, "seed": args.seed, "compile": args.compile},
-        batch_size=args.batch_size, batch_format="numpy", concurrency=args.actors,
+        batch_size=args.batch_size, batch_format="numpy", compute=ray.data.ActorPoolStrategy(size=args.actors),
     ).materialize()
     seconds = time.perf_counter() - start
     first = augmented.take(1)[0]
