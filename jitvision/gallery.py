@@ -81,7 +81,7 @@ ENTRIES: Tuple[Entry, ...] = (
           "Rotation, translation, scale and shear in one warp."),
     Entry("RandomPerspective", "Geometry", "T.RandomPerspective(distortion_scale=0.5, p=1.0, generator=g)",
           "A random perspective warp."),
-    Entry("ElasticTransform", "Geometry", "T.ElasticTransform(alpha=80.0, sigma=6.0, generator=g)",
+    Entry("ElasticTransform", "Geometry", "T.ElasticTransform(alpha=150.0, sigma=7.0, generator=g)",
           "Pixels displaced by a smooth random field."),
     Entry("FiveCrop", "Geometry", "T.FiveCrop(96)", "Four corners and the centre, 96x96 each (images only).",
           inputs="image"),

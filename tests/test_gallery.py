@@ -118,7 +118,7 @@ def _serve(folder: Path) -> http.server.ThreadingHTTPServer:
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 - the base class's signature
+    def log_message(self, format, *args):
         pass
 
 
