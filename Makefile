@@ -56,8 +56,8 @@ bench: $(STAMP)
 	$(PY) -m jitvision bench --batch --json bench-batch.json
 	$(PY) -m jitvision bench --augment --json bench-augment.json
 
-# Debian's chromium for the gallery's browser test (tests/test_gallery.py), installed only when missing; apt needs
-# root (CI runs as root), sudo otherwise.
+# Debian's chromium for the gallery's browser test (tests/test_gallery.py, which saves its screenshot to
+# build/gallery/screenshot.png), installed only when missing; apt needs root (CI runs as root), sudo otherwise.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 browser:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \

@@ -11,6 +11,7 @@ Markdown with relative image links, so it renders the same in the docs site and 
 """
 
 import argparse
+import functools
 import inspect
 import os
 import sys
@@ -179,6 +180,7 @@ ENTRIES: Tuple[Entry, ...] = (
 )
 
 
+@functools.lru_cache(maxsize=1)  # 38 MB for a 32x32 image: built once, not per entry
 def _sepia_matrix(height: int, width: int) -> torch.Tensor:
     """LinearTransformation works on the flattened ``C*H*W`` vector: a per-pixel colour matrix is its Kronecker
     product with the identity over pixels."""
