@@ -386,7 +386,6 @@ def main(argv: Optional[List[str]] = None) -> int:
                         "docs/gallery.md; its image links are relative to its folder)")
     parser.add_argument("--only", nargs="*", help="render only these transforms (the page is not written)")
     args = parser.parse_args(argv)
-    torch.set_num_threads(1)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     missing = set(public_transform_classes()) - {entry.name for entry in ENTRIES}
