@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test sanitize fuzz lint bench audit deploy clean gpu-check gpu-wheels
+.PHONY: demo test sanitize fuzz lint bench audit deploy clean gpu-check gpu-wheels browser gallery
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m ruff check jitvision tests
+	$(MAKE) browser
 	$(PY) -m pytest -n 2 --dist loadgroup -q
 	$(MAKE) sanitize
 
@@ -67,6 +68,18 @@ GPU_WHEEL_PLATFORMS := $(foreach p,manylinux_2_28 manylinux_2_27 manylinux_2_17 
 gpu-wheels:
 	python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
 		$(GPU_WHEEL_PLATFORMS) -d .whl "kornia==0.9.*" "kornia-rs==0.2.0"
+
+# Debian's chromium for the gallery's browser test (tests/test_gallery.py, which saves its screenshot to
+# build/gallery/screenshot.png), installed only when missing; apt needs root (CI runs as root), sudo otherwise.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+		$(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q chromium; }
+
+# The gallery's pictures (docs/gallery/*.png) and page (docs/gallery.md): every transform class on scikit-image's
+# photographs. Commit what it writes; tests/test_gallery.py fails when they are stale.
+gallery: $(STAMP)
+	$(PY) -m jitvision.gallery
 
 audit: $(STAMP)
 	$(PY) -m jitvision audit
