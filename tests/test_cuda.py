@@ -5,56 +5,29 @@ collected as passing tests but skipped with that reason. Device placement of eve
 GPU, on the ``meta`` device, by tests/fuzz/test_device.py.
 """
 
-from typing import Any, Callable, List
+import functools
+from typing import Any, Callable, Dict, List
 
 import pytest
 import torch
 
 import jitvision.transforms as T
 from jitvision import tv_tensors
+from jitvision._bench.gpu import PIPELINES as JOBS
+from jitvision._bench.gpu import pipeline
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device (make gpu-check)")
 
 MEAN = [0.485, 0.456, 0.406]
-STD = [0.229, 0.224, 0.225]
+STD = [0.229, 0.224, 0.225]  # jitvision._bench's ImageNet statistics
 
 
 def training_pipeline() -> T.Compose:
-    return T.Compose(
-        [
-            T.RandomResizedCrop(224),
-            T.RandomHorizontalFlip(),
-            T.ToDtype(torch.float32, scale=True),
-            T.Normalize(MEAN, STD),
-        ]
-    )
+    return pipeline(T, "rrc")
 
 
-def color_pipeline() -> T.Compose:
-    return T.Compose(
-        [
-            T.RandomResizedCrop(224),
-            T.RandomHorizontalFlip(),
-            T.ColorJitter(0.4, 0.4, 0.4, 0.1),
-            T.ToDtype(torch.float32, scale=True),
-            T.Normalize(MEAN, STD),
-        ]
-    )
-
-
-def augment_pipeline() -> T.Compose:
-    return T.Compose(
-        [
-            T.RandomResizedCrop(224),
-            T.RandomHorizontalFlip(),
-            T.RandAugment(),
-            T.ToDtype(torch.float32, scale=True),
-            T.Normalize(MEAN, STD),
-        ]
-    )
-
-
-PIPELINES = {"rrc": training_pipeline, "color": color_pipeline, "randaugment": augment_pipeline}
+# the GPU benchmark's pipelines: RandomResizedCrop + flip [+ ColorJitter | RandAugment] + ToDtype + Normalize
+PIPELINES: Dict[str, Callable[[], T.Compose]] = {job: functools.partial(pipeline, T, job) for job in JOBS}
 
 
 def batch(size: int = 8, side: int = 256) -> torch.Tensor:
@@ -177,7 +150,7 @@ def test_generator_on_the_input_device() -> None:
 
 
 def test_single_image_on_cuda_stays_there() -> None:
-    pipe = color_pipeline()
+    pipe = PIPELINES["colorjitter"]()
     image = batch(1)[0]
     out = pipe(tv_tensors.Image(image))
     assert isinstance(out, tv_tensors.Image) and out.device.type == "cuda"

@@ -20,7 +20,6 @@ Budget: JITVISION_DEVICE_EXAMPLES examples per op (default 2; the GPU check runs
 JITVISION_DEVICE_REPORT=PATH, every comparison's largest difference is appended to PATH as JSON lines.
 """
 
-import inspect
 import json
 import os
 import warnings
@@ -36,7 +35,15 @@ import jitvision.transforms as T
 import jitvision.transforms.functional as F
 from tests.fuzz.inputs import Sample, detection_samples, samples
 from tests.fuzz.strategies import CLASSES, FUNCTIONALS
-from tests.fuzz.test_fuzz import CONTAINERS, KERNEL_SUFFIXES, _build, _draw_kwargs, public_classes, public_functionals
+from tests.fuzz.test_fuzz import (
+    CONTAINERS,
+    KERNEL_SUFFIXES,
+    _build,
+    _draw_kwargs,
+    draw_arguments,
+    public_classes,
+    public_functionals,
+)
 from tests.fuzz.test_fuzz import resolve as resolve_functional
 
 EXAMPLES = int(os.environ.get("JITVISION_DEVICE_EXAMPLES", "2"))
@@ -203,16 +210,7 @@ def test_functional_on_device(name: str, device: str, data: Any) -> None:
     sample: Sample = data.draw(samples(kinds), label="input")
     fn = getattr(F, name)
     inpt = sample.make()
-    kwargs: Dict[str, Any] = {}
-    for parameter in list(inspect.signature(fn).parameters)[1:]:
-        if parameter in entry.kwargs:
-            kwargs[parameter] = data.draw(entry.kwargs[parameter], label=parameter)
-        elif suffix is not None and parameter == "format" and hasattr(inpt, "format"):
-            kwargs[parameter] = inpt.format.name
-        elif suffix is not None and parameter == "canvas_size":
-            kwargs[parameter] = sample.canvas
-        elif suffix is not None and parameter == "clamping_mode" and hasattr(inpt, "clamping_mode"):
-            kwargs[parameter] = inpt.clamping_mode
+    kwargs = draw_arguments(data, fn, entry, suffix, inpt, sample)
     if suffix is not None:
         inpt = inpt.as_subclass(torch.Tensor)
     deterministic = entry.compare != "meta"

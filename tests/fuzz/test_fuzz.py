@@ -228,6 +228,22 @@ def _marked(names: List[str]) -> List[Any]:
     return [pytest.param(name, marks=xfail) if name in FAILING_ON_FIRST_RUN else name for name in names]
 
 
+def draw_arguments(data: Any, fn: Callable[..., Any], entry: Any, suffix: Optional[str], inpt: Any, sample: Sample):
+    """The keyword arguments of functional or kernel ``fn`` after its input: drawn from the op's strategies; a
+    kernel's ``format``/``canvas_size``/``clamping_mode`` taken from the input."""
+    kwargs: Dict[str, Any] = {}
+    for parameter in list(inspect.signature(fn).parameters)[1:]:
+        if parameter in entry.kwargs:
+            kwargs[parameter] = data.draw(entry.kwargs[parameter], label=parameter)
+        elif suffix is not None and parameter == "format" and hasattr(inpt, "format"):
+            kwargs[parameter] = inpt.format.name
+        elif suffix is not None and parameter == "canvas_size":
+            kwargs[parameter] = sample.canvas
+        elif suffix is not None and parameter == "clamping_mode" and hasattr(inpt, "clamping_mode"):
+            kwargs[parameter] = inpt.clamping_mode
+    return kwargs
+
+
 @pytest.mark.parametrize("name", _marked([name for name in public_functionals() if resolve(name) is not None]))
 @FUZZ
 @given(data=st.data())
@@ -239,16 +255,7 @@ def test_functional(name: str, data: Any) -> None:
     ours_fn = getattr(F, name)
     theirs_fn = getattr(tv_functional, base if suffix == "_image_pil" else name, None)
     inpt = sample.make()
-    kwargs: Dict[str, Any] = {}
-    for parameter in list(inspect.signature(ours_fn).parameters)[1:]:
-        if parameter in entry.kwargs:
-            kwargs[parameter] = data.draw(entry.kwargs[parameter], label=parameter)
-        elif suffix is not None and parameter == "format" and hasattr(inpt, "format"):
-            kwargs[parameter] = inpt.format.name
-        elif suffix is not None and parameter == "canvas_size":
-            kwargs[parameter] = sample.canvas
-        elif suffix is not None and parameter == "clamping_mode" and hasattr(inpt, "clamping_mode"):
-            kwargs[parameter] = inpt.clamping_mode
+    kwargs = draw_arguments(data, ours_fn, entry, suffix, inpt, sample)
     theirs_in = sample.theirs()
     if suffix is not None:
         inpt, theirs_in = _plain(inpt), _plain(theirs_in)
