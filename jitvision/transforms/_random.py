@@ -141,7 +141,9 @@ def draw_coins(
 
 def python_index(index: torch.Tensor) -> Optional[int]:
     """The drawn index as a Python int where eager code may branch on it (a scalar, not traced), else None."""
-    if not host_branching(index):
+    # On any device: only the chosen branch may run (another one may refuse the input), so one sample's choice is
+    # read on the host even where that synchronises with a GPU. Batches select per row instead (see switch).
+    if index.ndim != 0 or is_tracing():
         return None
     return int(index)
 

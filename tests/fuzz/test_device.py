@@ -62,6 +62,7 @@ NO_PIL = ("tensor", "Image", "Video", "Mask", "BoundingBoxes", "KeyPoints")
 # Random classes whose output size is drawn: each device draws its own, so only types and dtypes compare.
 DRAWN_SIZE = ("RandomResize", "ScaleJitter", "RandomShortestSize", "RandomZoomOut", "RandomIoUCrop")
 _SAMPLE_READ = "one sample: its draw is read on the host (a sync per call on a GPU; batches keep it a tensor)"
+_CHOICE_READ = "one sample: only the chosen operation may run (another may refuse the input), so the choice is read"
 _DRAWN_SIZE = "its output size is drawn, so the draw is read on the host to size the output"
 NEEDS_VALUES: Dict[str, str] = {
     "erase": "checks the value tensor against the region on the host",
@@ -70,6 +71,13 @@ NEEDS_VALUES: Dict[str, str] = {
     "sanitize_keypoints": "keeps the points whose values pass: a data-dependent number of rows",
     "jpeg": "encodes and decodes with libjpeg on the host",
     "to_pil_image": "a PIL image lives on the host",
+    "RandomApply": _CHOICE_READ,
+    "RandomChoice": _CHOICE_READ,
+    "RandomOrder": _CHOICE_READ,
+    "AutoAugment": _CHOICE_READ,
+    "RandAugment": _CHOICE_READ,
+    "TrivialAugmentWide": _CHOICE_READ,
+    "AugMix": _CHOICE_READ,
     "ColorJitter": _SAMPLE_READ,
     "GaussianBlur": _SAMPLE_READ,
     "RandomChannelPermutation": _SAMPLE_READ,

@@ -150,6 +150,8 @@ def jpeg_image(image: torch.Tensor, quality: int) -> torch.Tensor:
         return jpeg_with_tensor_quality(image, torch.tensor(quality, dtype=torch.int64))
     if not is_tracing():
         if _native.JPEG:
+            if image.device.type != "cpu":
+                _check_image(image)  # the op's own checks run on the host copy; a meta tensor has none
             return torch.ops.jitvision_native.jpeg_u8(image, torch.tensor(quality, dtype=torch.int64))
         return _jpeg_rows(image, [quality])
     return jpeg_with_tensor_quality(image, torch.tensor(quality, dtype=torch.int64, device=image.device))
