@@ -204,3 +204,4 @@ from ._size import (
 )
 from ._temporal import uniform_temporal_subsample, uniform_temporal_subsample_video
 from ._type_conversion import pil_to_tensor, to_image, to_pil_image, to_pure_tensor
+from . import _utils  # noqa: F401  (torchvision.transforms.v2.functional._utils, for code that reaches into it)
