@@ -463,10 +463,9 @@ def rotation_inverse_list(angle: float, center: List[float]) -> List[float]:
     """The inverse matrix (6 floats) of ``rotate``'s map: ``affine`` by ``-angle`` about ``center``."""
     rot = math.radians(-angle)
     cos, sin = math.cos(rot), math.sin(rot)
-    m = [cos, sin, 0.0, -sin, cos, 0.0]
-    m[2] = center[0] - m[0] * center[0] - m[1] * center[1]
-    m[5] = center[1] - m[3] * center[0] - m[4] * center[1]
-    return m
+    # torchvision's association of the translation terms (it decides last bits, and so a size near an integer)
+    cx, cy = center[0], center[1]
+    return [cos, sin, (cos * -cx + sin * -cy) + cx, -sin, cos, (-sin * -cx + cos * -cy) + cy]
 
 
 def _check_angle(angle: float, op: str) -> float:
