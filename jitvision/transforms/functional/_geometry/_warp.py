@@ -24,25 +24,27 @@ from .... import _native
 from .._dispatch import is_tracing
 from ._interpolation import InterpolationMode, check_interpolation
 
-FillType = Optional[Union[int, float, List[float]]]
+# torchvision's scripted signature for the warps' fill: TorchScript matches a Python tuple or list (of ints or
+# floats) to List[float], but never to a member of a Union, so Union[int, float, List[float]] refused the tuple
+# fill (0.5, 0.5, 0.5) that torchvision's scripted kernels take. Scripted calls pass None or a sequence, as in
+# torchvision; eager calls also take a number (``fill_as_list``).
+FillType = Optional[List[float]]
 
 
 # ---- arguments ---------------------------------------------------------------------------------------------
 
 
 def fill_as_list(fill: FillType, op: str) -> Optional[List[float]]:
-    """``fill`` (None, a number or a list of numbers) as None or a list of floats."""
-    if fill is None:
-        return None
-    if isinstance(fill, (int, float)):
-        return [float(fill)]
-    if not torch.jit.is_scripting():
-        return _eager_fill_list(fill, op)
-    return fill
+    """``fill`` (None, a number or a sequence of numbers) as None or a list of floats."""
+    if fill is None or torch.jit.is_scripting():
+        return fill
+    return _eager_fill_list(fill, op)
 
 
 @torch.jit.unused
 def _eager_fill_list(fill: object, op: str) -> List[float]:
+    if isinstance(fill, (int, float)) and not isinstance(fill, bool):
+        return [float(fill)]
     if isinstance(fill, bool) or not isinstance(fill, (list, tuple)):
         raise TypeError(f"{op}: fill must be None, a number or a sequence of numbers, got {fill!r}")
     values = []
