@@ -12,8 +12,8 @@ import torch
 
 from ....tv_tensors import Image, Video
 from .._dispatch import get_kernel, is_pure_tensor, register_kernel
-from . import _native_u8
 from .._misc import _is_float_dtype, _max_value, _value_bits
+from . import _native_u8
 from ._utils import check_image, from_float, max_value, pil_op
 
 

@@ -205,7 +205,9 @@ def corner_shift(forward: torch.Tensor, canvas_size: List[int], dtype: torch.dty
     float16/bfloat16 boxes in their dtype as torchvision computes it (see ``_moved``)."""
     height, width = float(canvas_size[0]), float(canvas_size[1])
     work = dtype if dtype == torch.float16 or dtype == torch.bfloat16 else torch.float64
-    corners = torch.tensor([[0.0, 0.0], [0.0, height], [width, height], [width, 0.0]], dtype=work, device=forward.device)
+    corners = torch.tensor(
+        [[0.0, 0.0], [0.0, height], [width, height], [width, 0.0]], dtype=work, device=forward.device
+    )
     nx, ny = _moved(corners[:, 0], corners[:, 1], forward, work)
     return torch.stack([nx.amin(-1), ny.amin(-1)], dim=-1)
 
