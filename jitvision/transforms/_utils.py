@@ -208,3 +208,4 @@ def _setup_number_or_seq(arg: Any, name: str) -> List[float]:
 
 # torchvision's other sample helpers, under the names its ``v2._utils`` gives them. Imported last: ``_query`` itself
 # imports ``query_size`` from this module.
+from ._query import check_type, get_bounding_boxes, get_keypoints, has_all, has_any, query_chw  # noqa: E402, F401
