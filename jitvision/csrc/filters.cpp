@@ -293,11 +293,21 @@ at::Tensor gaussian_blur(const at::Tensor& image, at::IntArrayRef kernel_size, c
   return out.view(image.sizes());
 }
 
+// A Python number as an operand: a wrapped-number tensor, which the op reads in its compute type (float for
+// float16/bfloat16). The in-place Scalar overloads (mul_.Scalar) cast the number to the tensor's dtype first, so a
+// float16 image with sigma = 1e6 got an infinite sigma and every draw became inf (torchvision keeps the draws that
+// fit in float16).
+static at::Tensor python_number(double value) {
+  at::Tensor number = at::scalar_tensor(value, at::kDouble);
+  number.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return number;
+}
+
 at::Tensor gaussian_noise(const at::Tensor& image, double mean, double sigma, bool clip) {
   TORCH_CHECK_VALUE(sigma >= 0, "gaussian_noise: sigma must not be negative, got ", sigma);
   if (at::isFloatingType(image.scalar_type())) {
     at::Tensor noise = at::randn_like(image);
-    at::Tensor out = image + noise.mul_(sigma).add_(mean);
+    at::Tensor out = image + noise.mul_(python_number(sigma)).add_(python_number(mean));
     return (clip ? out.clamp_(0.0, 1.0) : out).contiguous();
   }
   TORCH_CHECK_VALUE(image.scalar_type() == at::kByte, "gaussian_noise: expected a float or uint8 image, got ",

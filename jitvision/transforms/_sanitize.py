@@ -10,6 +10,7 @@ scripting one fails naming it.
 from typing import Any, Callable, List, Tuple, Union
 
 import torch
+from torch.fx.experimental.symbolic_shapes import guard_or_true
 from torch.utils import _pytree as pytree
 
 from ..tv_tensors import BoundingBoxes, KeyPoints, Mask, box_format_from, kind_of, wrap
@@ -37,6 +38,10 @@ class _Sanitize(Transform):
 
     _kind: type = BoundingBoxes
     _also: Tuple[type, ...] = ()
+    # Whether a leaf of ``_kind``/``_also`` whose leading dimension is not one row per reference row passes through
+    # unchanged (SanitizeBoundingBoxes, as torchvision: a semantic Mask [H, W] beside the boxes) instead of being an
+    # error (SanitizeKeyPoints, whose torchvision form fails on such a leaf too). Labels must always match.
+    _other_lengths_pass = False
 
     def __init__(self, labels_getter: LabelsGetter) -> None:
         super().__init__()
@@ -71,7 +76,9 @@ class _Sanitize(Transform):
             label_mask = next((mask for label, mask in zip(labels, label_valid) if leaf is label), None)
             if label_mask is not None:
                 leaf = self._filter(leaf, label_mask, owner)
-            elif kind is self._kind or kind in self._also:
+            elif (kind is self._kind or kind in self._also) and (
+                not self._other_lengths_pass or _one_row_each(leaf, valid)
+            ):
                 leaf = self._filter(leaf, valid, owner)
             outputs.append(leaf)
         return pytree.tree_unflatten(outputs, spec)
@@ -122,6 +129,18 @@ class _Sanitize(Transform):
         return wrap(_rows(unwrap(leaf), valid), like=leaf, **metadata)
 
 
+def _one_row_each(leaf: torch.Tensor, valid: torch.Tensor) -> bool:
+    """Whether ``leaf`` has one row per entry of ``valid`` (torchvision's test: whether ``leaf[valid]`` indexes).
+
+    Traced, a row count may be unbacked (boxes filtered earlier in the same graph): a comparison that cannot be
+    decided counts as a match, as before, and ``_filter``'s ``torch._check`` tells the compiler so."""
+    if leaf.ndim == 0:
+        return False
+    if is_tracing():
+        return guard_or_true(leaf.shape[0] == valid.shape[0])
+    return leaf.shape[0] == valid.shape[0]
+
+
 def _rows(rows: torch.Tensor, valid: torch.Tensor) -> torch.Tensor:
     """``rows[valid]``. In eager it is an ``index_select`` of the kept rows: boolean indexing of 8 uint8 512x512 masks
     took 5.6 ms on this CPU, the index_select 0.28 ms (the same rows, a copy either way). Traced code keeps the
@@ -135,11 +154,16 @@ class SanitizeBoundingBoxes(_Sanitize):
     """Drop boxes smaller than ``min_size`` (either side) or ``min_area``, or with a corner off the canvas, and the
     masks and labels of the same rows (labels found by ``labels_getter``, torchvision's rules).
 
+    As in torchvision, a mask (or another BoundingBoxes) whose leading dimension is not the number of boxes, such as
+    a semantic ``Mask[H, W]``, passes through unchanged; one whose leading dimension happens to equal it is filtered
+    by rows (torchvision's rule too: the shape alone tells them apart). Labels of another length are an error.
+
     ``min_size`` and ``min_area`` must be at least 1, as in torchvision. It does not script (see the module
     docstring)."""
 
     _kind = BoundingBoxes
     _also = (Mask,)
+    _other_lengths_pass = True
 
     def __init__(self, min_size: float = 1.0, min_area: float = 1.0, labels_getter: LabelsGetter = "default") -> None:
         for name, value in (("min_size", min_size), ("min_area", min_area)):

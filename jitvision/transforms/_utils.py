@@ -1,6 +1,13 @@
-"""Sample inspection shared by the transform classes: what a leaf is and how big the sample is."""
+"""Sample inspection shared by the transform classes: what a leaf is and how big the sample is.
 
-from typing import Any, Optional, Sequence
+It is also where ``torchvision.transforms.v2._utils`` lives for code written against torchvision: its helpers that
+custom transforms and torchvision's reference recipes call (``_setup_fill_arg``, ``_get_fill``, ``_convert_fill_arg``,
+``query_chw``, ``query_size``, ``has_any``, ...) are here under the same names, with torchvision's behaviour
+(docs/migration-helpers.md lists them and who uses them).
+"""
+
+import numbers
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 import PIL.Image
 import torch
@@ -34,8 +41,8 @@ def leaf_size(inpt: Any) -> Optional[tuple[int, int]]:
     return None
 
 
-def query_size(flat_inputs: Sequence[Any], owner: str) -> tuple[int, int]:
-    """The one (height, width) shared by every sized leaf of a sample."""
+def query_size(flat_inputs: Sequence[Any], owner: str = "query_size") -> tuple[int, int]:
+    """The one (height, width) shared by every sized leaf of a sample (``owner`` names the caller in errors)."""
     sizes = []
     for inpt in flat_inputs:
         size = leaf_size(inpt)
@@ -100,3 +107,105 @@ def require_image(flat_inputs: Sequence[Any], owner: str) -> None:
         if is_image_like(inpt) or (isinstance(inpt, torch.Tensor) and is_pure_tensor(inpt)):
             return
     raise TypeError(f"{owner}: no image or video was found in the sample")
+
+
+# ---- torchvision's fill-argument helpers ----------------------------------------------------------------------
+
+_FillType = Union[int, float, Sequence[int], Sequence[float], None]
+_FillTypeJIT = Optional[List[float]]
+_FillDict = Dict[Union[type, str], _FillTypeJIT]
+
+
+def _check_fill_arg(fill: Any) -> None:
+    """TypeError unless ``fill`` is None, a number, a tuple or list, or a dict of those (per input type)."""
+    if isinstance(fill, dict):
+        for value in fill.values():
+            _check_fill_arg(value)
+    elif fill is not None and not isinstance(fill, (numbers.Number, tuple, list)):
+        raise TypeError(f"fill: expected None, a number, a tuple or list of numbers, or a dict of those, got {fill!r}")
+
+
+def _convert_fill_arg(fill: _FillType) -> _FillTypeJIT:
+    """A number stays as it is, None stays None (it is not 0: see the kernels), a sequence becomes a list of floats."""
+    if fill is None or isinstance(fill, (int, float)):
+        return fill  # type: ignore[return-value]
+    return [float(value) for value in fill]
+
+
+def _setup_fill_arg(fill: Union[_FillType, Dict[Union[type, str], _FillType]]) -> _FillDict:
+    """``fill`` as a dict from input type to fill: a dict has its values converted (in place, as torchvision does,
+    and returned); anything else becomes ``{"others": fill}``."""
+    _check_fill_arg(fill)
+    if isinstance(fill, dict):
+        for key, value in fill.items():
+            fill[key] = _convert_fill_arg(value)
+        return fill  # type: ignore[return-value]
+    return {"others": _convert_fill_arg(fill)}  # type: ignore[arg-type]
+
+
+def _get_fill(fill_dict: _FillDict, inpt_type: type) -> _FillTypeJIT:
+    """The fill for inputs of ``inpt_type``: its own entry, else the entry of the same tv_tensor kind (a jitvision
+    class stands for torchvision's class of that name and back), else ``"others"``, else None (torchvision's
+    missing-entry result)."""
+    if inpt_type in fill_dict:
+        return fill_dict[inpt_type]
+    kind = kind_of(inpt_type) if isinstance(inpt_type, type) else None
+    if kind is not None:
+        for key, value in fill_dict.items():
+            if isinstance(key, type) and key.__name__ == kind.__name__ and kind_of(key) is kind:
+                return value
+    return fill_dict.get("others")
+
+
+# ---- torchvision's argument helpers that custom transforms import ----------------------------------------------
+
+
+def _setup_size(size: Any, error_msg: str) -> Sequence[int]:
+    """torchvision's size normalisation: a number ``n`` gives ``(n, n)`` (as ints), a one-item sequence its item
+    twice, a two-item sequence itself; anything else is a ValueError with ``error_msg``."""
+    if isinstance(size, numbers.Number):
+        return int(size), int(size)  # type: ignore[call-overload]
+    if isinstance(size, Sequence) and len(size) == 1:
+        return size[0], size[0]
+    if not isinstance(size, Sequence) or len(size) != 2:
+        raise ValueError(error_msg)
+    return size
+
+
+def _check_sequence_input(x: Any, name: str, req_sizes: Sequence[int]) -> None:
+    """TypeError unless ``x`` is a sequence, ValueError unless its length is one of ``req_sizes``."""
+    lengths = str(req_sizes[0]) if len(req_sizes) < 2 else " or ".join(str(size) for size in req_sizes)
+    if not isinstance(x, Sequence):
+        raise TypeError(f"{name} should be a sequence of length {lengths}.")
+    if len(x) not in req_sizes:
+        raise ValueError(f"{name} should be a sequence of length {lengths}.")
+
+
+def _setup_angle(x: Any, name: str, req_sizes: Sequence[int] = (2,)) -> List[float]:
+    """A non-negative number ``d`` as the range ``[-d, d]``, or a sequence of ``req_sizes`` numbers, as floats."""
+    if isinstance(x, numbers.Number):
+        if x < 0:  # type: ignore[operator]
+            raise ValueError(f"If {name} is a single number, it must be positive.")
+        x = [-x, x]  # type: ignore[operator]
+    else:
+        _check_sequence_input(x, name, req_sizes)
+    return [float(value) for value in x]
+
+
+def _setup_number_or_seq(arg: Any, name: str) -> List[float]:
+    """A number, or a sequence of one or two numbers, as a two-item list of floats (a range)."""
+    if not isinstance(arg, (int, float, Sequence)):
+        raise TypeError(f"{name} should be a number or a sequence of numbers. Got {type(arg)}")
+    if isinstance(arg, Sequence):
+        if len(arg) not in (1, 2):
+            raise ValueError(f"If {name} is a sequence its length should be 1 or 2. Got {len(arg)}")
+        for element in arg:
+            if not isinstance(element, (int, float)):
+                raise ValueError(f"{name} should be a sequence of numbers. Got {type(element)}")
+        return [float(arg[0]), float(arg[-1])]
+    return [float(arg), float(arg)]
+
+
+# torchvision's other sample helpers, under the names its ``v2._utils`` gives them. Imported last: ``_query`` itself
+# imports ``query_size`` from this module.
+from ._query import check_type, get_bounding_boxes, get_keypoints, has_all, has_any, query_chw  # noqa: E402, F401

@@ -144,3 +144,43 @@ def test_compiled_sanitize_is_one_graph_with_no_recompiles_across_data(position)
         torch.manual_seed(seed)
         assert_matches_oracle(compiled(sample), expected)
     assert counter.frame_count == 1
+
+
+def _boxes_beside(mask_shape: tuple) -> dict:
+    # Two boxes, the second below min_size: one row is kept, one dropped.
+    boxes = tv_tensors.BoundingBoxes(torch.tensor([[0.0, 0.0, 10.0, 10.0], [5.0, 5.0, 5.5, 5.5]]), format="XYXY",
+                                     canvas_size=(H, W))
+    mask = tv_tensors.Mask(torch.randint(0, 3, mask_shape, generator=torch.Generator().manual_seed(0)))
+    return {"boxes": boxes, "masks": mask, "labels": torch.tensor([1, 2])}
+
+
+@pytest.mark.parametrize("mask_shape", [(H, W), (1, H, W), (3, H, W), (2, H, W), (2, W), ()])
+def test_masks_without_one_row_per_box_pass_through_as_in_torchvision(mask_shape):
+    # A semantic Mask[H, W] (or any mask whose leading dimension is not the number of boxes) is passed through;
+    # a leading dimension equal to it is filtered by rows, whatever the mask means: torchvision's rule.
+    sample = _boxes_beside(mask_shape)
+    assert_matches_oracle(T.SanitizeBoundingBoxes()(sample),
+                          tv_transforms.SanitizeBoundingBoxes()(to_torchvision(sample)))
+
+
+def test_other_boxes_of_another_length_pass_through_and_labels_still_must_match():
+    sample = _boxes_beside((H, W))
+    sample["more_boxes"] = tv_tensors.BoundingBoxes(torch.rand(3, 4) * 5, format="XYWH", canvas_size=(H, W))
+    assert_matches_oracle(T.SanitizeBoundingBoxes()(sample),
+                          tv_transforms.SanitizeBoundingBoxes()(to_torchvision(sample)))
+    sample["labels"] = torch.arange(3)
+    with pytest.raises(ValueError, match="SanitizeBoundingBoxes"):
+        T.SanitizeBoundingBoxes()(sample)
+
+
+def test_compiled_sanitize_passes_a_semantic_mask_through():
+    pipeline = T.Compose([T.RandomHorizontalFlip(p=1.0), T.SanitizeBoundingBoxes()])
+    compiled, counter = compile_counted(pipeline)
+    for seed in range(3):
+        sample = _boxes_beside((H, W))
+        sample["image"] = tv_tensors.Image(make_image(H, W))
+        sample["masks"] = tv_tensors.Mask(torch.randint(0, 3, (H, W), generator=torch.Generator().manual_seed(seed)))
+        out = compiled(sample)
+        assert out["masks"].shape == (H, W)
+        assert_matches_oracle(out, pipeline(sample))
+    assert counter.frame_count == 1

@@ -8,7 +8,7 @@ import torch
 import torchvision.transforms.v2.functional as TF
 
 import jitvision.transforms.functional as F
-from jitvision.transforms.functional._geometry._warp import _truncated, expanded_size, scalar_affine_matrix
+from jitvision.transforms.functional._geometry._warp import expanded_size, scalar_affine_matrix
 
 
 def _awkward(rng: random.Random, low: float, high: float) -> float:
@@ -56,19 +56,6 @@ def test_scripted_perspective_coefficients_equal_eager_bit_for_bit(seed):
     scripted = torch.jit.script(F.perspective_image)
     expected = F.perspective_image(image, None, None, "bilinear", None, coefficients)
     assert torch.equal(scripted(image, None, None, "bilinear", None, coefficients), expected)
-
-
-def test_truncated_is_exact_on_the_1e4_grid():
-    rng = random.Random(0)
-    for _ in range(20000):
-        k = rng.randint(-10**7, 10**7)
-        grid = k / 10000.0
-        assert _truncated(grid) == grid
-        # Anything below the next multiple (away from zero) truncates back to this one.
-        excess = rng.uniform(0.0, 0.9e-4)
-        assert _truncated(grid + excess if k >= 0 else grid - excess) == grid
-    assert _truncated(17.00003) == 17.0 and _truncated(0.0048) == 0.0048 and _truncated(-0.0021) == -0.0021
-    assert torch.jit.script(_truncated)(0.0048) == 0.0048
 
 
 @pytest.mark.parametrize("angle", [0.0, 90.0, -90.0, 180.0, 30.0, 45.0, 12.5, -77.3])

@@ -114,7 +114,7 @@ class RandomSolarize(RandomApplyTransform):
 
     @torch.jit.unused
     def _eager_coin_and_apply(self, image: torch.Tensor) -> Optional[List[torch.Tensor]]:
-        if self.threshold > 255:  # solarize's error for uint8 images, raised by the generic path
+        if not self.threshold <= 255:  # solarize's error for uint8 images (and NaN's no-op), by the generic path
             return None
         return native_point_coin(self, image, _native_u8.SOLARIZE, solarize_cut(self.threshold))
 

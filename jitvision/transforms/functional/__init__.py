@@ -1,6 +1,7 @@
 """Functionals (dispatch on the input's type) and their kernels: the drop-in for
 ``torchvision.transforms.v2.functional``."""
 
+from . import _utils  # noqa: F401  (torchvision.transforms.v2.functional._utils, for code that reaches into it)
 from ._blur import gaussian_blur, gaussian_blur_image, gaussian_blur_image_pil, gaussian_blur_video
 from ._color._adjust import (
     adjust_brightness,

@@ -8,7 +8,7 @@ copy and one slice assignment per box, read from the box tensor inside the op), 
 RandomErasing stays one graph; inductor's code for the mask formulation was ~15x slower than the copy.
 """
 
-from typing import List
+from typing import Any, List
 
 import PIL.Image
 import torch
@@ -19,8 +19,10 @@ from ._dispatch import call_custom_op, get_kernel, is_pure_tensor, is_tracing, r
 from ._type_conversion import pil_to_tensor, to_pil_image
 
 
-def _check_value(image: torch.Tensor, h: int, w: int, v: torch.Tensor) -> None:
-    region: List[int] = list(image.shape[:-2]) + [min(h, image.shape[-2]), min(w, image.shape[-1])]
+def _check_value(image: torch.Tensor, i: int, j: int, h: int, w: int, v: torch.Tensor) -> None:
+    # The region as the assignment's slicing clips it (rows i:i+h past the bottom are dropped, a negative i counts
+    # from the end): a view, so its shape costs nothing and is exactly what ``v`` must broadcast to.
+    region: List[int] = list(image[..., i : i + h, j : j + w].shape)
     if v.ndim > len(region):
         raise ValueError(f"erase: the value of shape {list(v.shape)} does not broadcast to the region {region}")
     for k in range(1, v.ndim + 1):
@@ -35,7 +37,9 @@ def erase_image(
         raise ValueError(f"erase: expected an image [..., H, W], got {image.ndim} dimensions")
     if h < 0 or w < 0:
         raise ValueError(f"erase: h and w must not be negative, got h={h}, w={w}")
-    _check_value(image, h, w, v)
+    if not torch.jit.is_scripting():
+        v = _value_tensor(v, image)
+    _check_value(image, i, j, h, w, v)
     if not inplace:
         image = image.clone()
     if not torch.jit.is_scripting():
@@ -43,6 +47,17 @@ def erase_image(
             return image
     image[..., i : i + h, j : j + w] = v
     return image
+
+
+@torch.jit.unused
+def _value_tensor(v: Any, image: torch.Tensor) -> torch.Tensor:
+    """``v`` as a tensor: a Python number is accepted as torchvision's slice assignment accepts it; anything else
+    that is not a tensor is a TypeError naming erase."""
+    if isinstance(v, torch.Tensor):
+        return v
+    if isinstance(v, (int, float)):  # bool included, as the assignment takes it
+        return torch.tensor(v, device=image.device)
+    raise TypeError(f"erase: v must be a tensor or a number, got {type(v).__name__}")
 
 
 @torch.jit.unused

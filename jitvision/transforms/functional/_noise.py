@@ -21,13 +21,15 @@ import torch
 from ... import _native
 from ...tv_tensors import Image, Video
 from .._random import normal_like
-from ._dispatch import call_custom_op, get_kernel, is_pure_tensor, register_kernel
+from ._dispatch import call_custom_op, get_kernel, is_pure_tensor, is_tracing, register_kernel
 
 
 def add_gaussian_noise(
     image: torch.Tensor, mean: float, sigma: float, clip: bool, generator: Optional[torch.Generator] = None
 ) -> torch.Tensor:
     """The kernel with an optional generator for the draw (what ``GaussianNoise`` calls)."""
+    if not torch.jit.is_scripting() and not is_tracing():  # traced numbers may be symbolic (SymFloat)
+        _check_numbers(mean, sigma)
     if sigma < 0:
         raise ValueError(f"gaussian_noise: sigma must not be negative, got {sigma}")
     if not image.is_floating_point() and image.dtype != torch.uint8:
@@ -44,6 +46,14 @@ def add_gaussian_noise(
     if clip:
         out = out.clamp_(0, 255)
     return out.to(torch.uint8)
+
+
+@torch.jit.unused
+def _check_numbers(mean: float, sigma: float) -> None:
+    # Python numbers only (the native op takes floats; a string used to reach it and fail there).
+    for name, value in (("mean", mean), ("sigma", sigma)):
+        if not isinstance(value, (int, float)):
+            raise TypeError(f"gaussian_noise: {name} must be a number, got {type(value).__name__} {value!r}")
 
 
 def gaussian_noise_image(image: torch.Tensor, mean: float = 0.0, sigma: float = 0.1, clip: bool = True) -> torch.Tensor:

@@ -114,7 +114,21 @@ def permute_channels_image(image: torch.Tensor, permutation: List[int]) -> torch
         raise ValueError(
             f"permute_channels: the permutation has {len(permutation)} entries but the image {num_channels} channels"
         )
-    return _permute_channels(image, torch.tensor(permutation, dtype=torch.int64, device=image.device))
+    indices = _channel_indices(permutation, num_channels)
+    return _permute_channels(image, torch.tensor(indices, dtype=torch.int64, device=image.device))
+
+
+def _channel_indices(permutation: List[int], num_channels: int) -> List[int]:
+    """``permutation`` with negative entries counted from the end (``-1`` is the last channel), as torchvision's
+    indexing takes them; an entry outside ``[-C, C)`` is a ValueError naming permute_channels."""
+    indices: List[int] = []
+    for index in permutation:
+        if index < -num_channels or index >= num_channels:
+            raise ValueError(
+                f"permute_channels: channel index {index} is out of range for an image of {num_channels} channels"
+            )
+        indices.append(index + num_channels if index < 0 else index)
+    return indices
 
 
 def permute_channels_video(video: torch.Tensor, permutation: List[int]) -> torch.Tensor:
@@ -127,7 +141,7 @@ def permute_channels_image_pil(image: PIL.Image.Image, permutation: List[int]) -
         raise ValueError(
             f"permute_channels: the permutation has {len(permutation)} entries but the image {len(bands)} channels"
         )
-    return PIL.Image.merge(image.mode, [bands[index] for index in permutation])
+    return PIL.Image.merge(image.mode, [bands[index] for index in _channel_indices(permutation, len(bands))])
 
 
 def permute_channels(inpt: torch.Tensor, permutation: List[int]) -> torch.Tensor:

@@ -12,6 +12,7 @@ import torch
 
 from ....tv_tensors import Image, Video
 from .._dispatch import get_kernel, is_pure_tensor, register_kernel
+from .._misc import _is_float_dtype, _max_value, _value_bits
 from . import _native_u8
 from ._utils import check_image, from_float, max_value, pil_op
 
@@ -23,13 +24,12 @@ def _check_not_bool(image: torch.Tensor, op: str) -> None:
         raise ValueError(f"{op}: expected a tensor with at least 2 dimensions [..., H, W], got {image.ndim}")
 
 
-def _value_bits(dtype: torch.dtype) -> int:
-    bound = int(max_value(dtype))
-    bits = 0
-    while bound > 0:
-        bound = bound // 2
-        bits += 1
-    return bits
+def _threshold_above_range(threshold: float, dtype: torch.dtype) -> bool:
+    """Whether ``threshold`` exceeds the dtype's full intensity, compared with the integer maximum itself: as a
+    float, int64's 2**63 - 1 is 2**63, so a threshold of 2**63 passed."""
+    if _is_float_dtype(dtype):
+        return threshold > 1.0
+    return threshold > _max_value(dtype)
 
 
 # ---- invert -----------------------------------------------------------------------------------------------------
@@ -42,7 +42,9 @@ def _invert(image: torch.Tensor) -> torch.Tensor:
         if not torch.jit.is_scripting() and _native_u8.applies(image):
             return _native_u8.point(image, _native_u8.INVERT, 0)
         return image.bitwise_not()
-    return image.bitwise_xor((1 << _value_bits(image.dtype)) - 1)
+    # The dtype's maximum is all value bits set (the sign bit kept): an int, never through a float, where int64's
+    # 2**63 - 1 would become 2**63.
+    return image.bitwise_xor(_max_value(image.dtype))
 
 
 def invert_image(image: torch.Tensor) -> torch.Tensor:
@@ -82,7 +84,7 @@ def posterize_image(image: torch.Tensor, bits: int) -> torch.Tensor:
     value_bits = _value_bits(image.dtype)
     if bits >= value_bits:
         return image.clone()
-    keep = ((1 << value_bits) - 1) ^ ((1 << (value_bits - bits)) - 1)
+    keep = _max_value(image.dtype) ^ ((1 << (value_bits - bits)) - 1)
     if not torch.jit.is_scripting() and _native_u8.applies(image):
         return _native_u8.point(image, _native_u8.POSTERIZE, keep)
     return image.bitwise_and(keep)
@@ -117,8 +119,11 @@ def _solarize(image: torch.Tensor, threshold: float) -> torch.Tensor:
 
 
 def solarize_cut(threshold: float) -> int:
-    """The first integer level at or above ``threshold`` (x >= t for an integer x is x >= ceil(t)), at least 0."""
-    return max(0, math.ceil(threshold))
+    """The first integer level at or above ``threshold`` (x >= t for an integer x is x >= ceil(t)), at least 0
+    (a threshold of -inf too: every pixel is inverted, as torchvision does)."""
+    if threshold <= 0.0:
+        return 0
+    return math.ceil(threshold)
 
 
 def _solarize_u8(image: torch.Tensor, threshold: float) -> torch.Tensor:
@@ -131,11 +136,13 @@ def _solarize_u8(image: torch.Tensor, threshold: float) -> torch.Tensor:
 
 def solarize_image(image: torch.Tensor, threshold: float) -> torch.Tensor:
     _check_not_bool(image, "solarize")
-    if threshold > max_value(image.dtype):
+    if _threshold_above_range(threshold, image.dtype):
+        bound = "1.0" if image.is_floating_point() else str(_max_value(image.dtype))
         raise TypeError(
-            f"solarize: threshold must be at most the maximum value of {image.dtype} "
-            f"({max_value(image.dtype)}), got {threshold}"
+            f"solarize: threshold must be at most the maximum value of {image.dtype} ({bound}), got {threshold}"
         )
+    if threshold != threshold:  # NaN: no pixel compares >= NaN, so none is inverted (torchvision's result)
+        return image.clone()
     return _solarize(image, threshold)
 
 

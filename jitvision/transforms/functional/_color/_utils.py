@@ -6,6 +6,7 @@ factors under torch.compile without ``.item()``. The public kernels with torchvi
 their arguments, turn the factor into a 0-d tensor and call the core.
 """
 
+import math
 from typing import Any, List, Optional
 
 import torch
@@ -39,8 +40,11 @@ def check_image(image: torch.Tensor, op: str, channels: List[int]) -> int:
 
 
 def check_non_negative(value: float, name: str, op: str) -> None:
-    if not value >= 0:
-        raise ValueError(f"{op}: {name} ({value}) is not non-negative")
+    """ValueError unless ``value`` is a finite number >= 0. NaN and infinity are both refused: torchvision takes
+    both, and their results are NaN arithmetic cast to the dtype (an infinite contrast of a uint8 image came out
+    black), so accepting inf while refusing NaN was neither torchvision's rule nor a useful one."""
+    if not (0.0 <= value < math.inf):
+        raise ValueError(f"{op}: {name} must be a finite number >= 0, got {value}")
 
 
 def as_factor(value: float, image: torch.Tensor) -> torch.Tensor:

@@ -152,8 +152,7 @@ def affine_bounding_boxes_matrix(
     xyxy = xyxy.reshape(-1, 4)
     xs = torch.stack([xyxy[:, 0], xyxy[:, 2], xyxy[:, 2], xyxy[:, 0]], dim=-1)
     ys = torch.stack([xyxy[:, 1], xyxy[:, 1], xyxy[:, 3], xyxy[:, 3]], dim=-1)
-    a, b, c, d, e, f = _matrix_entries(forward, dtype)
-    nx, ny = a * xs + b * ys + c, d * xs + e * ys + f
+    nx, ny = _moved(xs, ys, forward, dtype)
     if shift is not None:
         s = shift.to(dtype).reshape(-1, 2)
         nx, ny = nx - s[:, 0:1], ny - s[:, 1:2]
@@ -175,8 +174,8 @@ def _affine_rotated_boxes(
     """Rotated boxes: the four corners moved, the rectangle refitted to them, shifted by ``-shift``, clamped."""
     corners = rotated_corners(bounding_boxes, format).to(dtype)
     xs, ys = corners[:, 0::2], corners[:, 1::2]
-    a, b, c, d, e, f = _matrix_entries(forward, dtype)
-    quad = torch.stack([a * xs + b * ys + c, d * xs + e * ys + f], dim=-1).reshape(-1, 8)
+    nx, ny = _moved(xs, ys, forward, dtype)
+    quad = torch.stack([nx, ny], dim=-1).reshape(-1, 8)
     quad = fit_rectangle(quad)
     if shift is not None:
         s = shift.to(dtype).reshape(-1, 2)
@@ -184,16 +183,32 @@ def _affine_rotated_boxes(
     return finish_rotated(quad, format, canvas_size, clamping_mode, bounding_boxes, fit=False)
 
 
-def corner_shift(forward: torch.Tensor, canvas_size: List[int]) -> torch.Tensor:
+def _moved(
+    xs: torch.Tensor, ys: torch.Tensor, forward: torch.Tensor, dtype: torch.dtype
+) -> Tuple[torch.Tensor, torch.Tensor]:
+    """Points ``(xs, ys)`` moved by ``forward``, in ``dtype``. float16/bfloat16 as torchvision's matmul in that
+    dtype computes them: the entries rounded to the dtype, the products (exact in float32) summed in float32 and
+    rounded once. Per-op arithmetic in float16 rounded each product and sum (an ulp is a whole pixel past x = 1024),
+    and the fitted and clamped rotated boxes that followed moved hundreds of pixels away from torchvision's."""
+    a, b, c, d, e, f = _matrix_entries(forward, dtype)
+    if dtype == torch.float16 or dtype == torch.bfloat16:
+        x32, y32 = xs.float(), ys.float()
+        nx = a.float() * x32 + b.float() * y32 + c.float()
+        ny = d.float() * x32 + e.float() * y32 + f.float()
+        return nx.to(dtype), ny.to(dtype)
+    return a * xs + b * ys + c, d * xs + e * ys + f
+
+
+def corner_shift(forward: torch.Tensor, canvas_size: List[int], dtype: torch.dtype = torch.float64) -> torch.Tensor:
     """The smallest (x, y) of the canvas corners moved by ``forward`` (``[2, 3]`` -> ``[2]``, ``[N, 2, 3]`` ->
-    ``[N, 2]``): what ``expand`` subtracts so the moved canvas starts at the origin."""
+    ``[N, 2]``): what ``expand`` subtracts so the moved canvas starts at the origin. In float64, or for
+    float16/bfloat16 boxes in their dtype as torchvision computes it (see ``_moved``)."""
     height, width = float(canvas_size[0]), float(canvas_size[1])
+    work = dtype if dtype == torch.float16 or dtype == torch.bfloat16 else torch.float64
     corners = torch.tensor(
-        [[0.0, 0.0], [0.0, height], [width, height], [width, 0.0]], dtype=torch.float64, device=forward.device
+        [[0.0, 0.0], [0.0, height], [width, height], [width, 0.0]], dtype=work, device=forward.device
     )
-    a, b, c, d, e, f = _matrix_entries(forward, torch.float64)
-    nx = a * corners[:, 0] + b * corners[:, 1] + c
-    ny = d * corners[:, 0] + e * corners[:, 1] + f
+    nx, ny = _moved(corners[:, 0], corners[:, 1], forward, work)
     return torch.stack([nx.amin(-1), ny.amin(-1)], dim=-1)
 
 
@@ -463,10 +478,9 @@ def rotation_inverse_list(angle: float, center: List[float]) -> List[float]:
     """The inverse matrix (6 floats) of ``rotate``'s map: ``affine`` by ``-angle`` about ``center``."""
     rot = math.radians(-angle)
     cos, sin = math.cos(rot), math.sin(rot)
-    m = [cos, sin, 0.0, -sin, cos, 0.0]
-    m[2] = center[0] - m[0] * center[0] - m[1] * center[1]
-    m[5] = center[1] - m[3] * center[0] - m[4] * center[1]
-    return m
+    # torchvision's association of the translation terms (it decides last bits, and so a size near an integer)
+    cx, cy = center[0], center[1]
+    return [cos, sin, (cos * -cx + sin * -cy) + cx, -sin, cos, (-sin * -cx + cos * -cy) + cy]
 
 
 def _check_angle(angle: float, op: str) -> float:
@@ -624,6 +638,8 @@ def rotate_bounding_boxes(
     """Boxes around the rotated corners; returns (boxes, new canvas_size)."""
     format = as_box_format(format, "rotate")
     forward, shift, new_canvas = _rotate_points_setup(angle, canvas_size, expand, center, bounding_boxes.device)
+    if shift is not None and (bounding_boxes.dtype == torch.float16 or bounding_boxes.dtype == torch.bfloat16):
+        shift = corner_shift(forward, canvas_size, bounding_boxes.dtype)
     if bounding_boxes.numel() == 0:  # as torchvision: no boxes keep their canvas even with expand=True
         new_canvas = (canvas_size[0], canvas_size[1])
     out = affine_bounding_boxes_matrix(

@@ -81,7 +81,8 @@ def _linspace(n: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
     index = torch.arange(n, dtype=dtype, device=device)
     start = torch.full([], (1 - n) / n, dtype=dtype, device=device)
     end = torch.full([], (n - 1) / n, dtype=dtype, device=device)
-    step = (end - start) / (n - 1)
+    # One point: linspace gives [start] (0 here); dividing by n - 1 = 0 made the step 0/0 and the point NaN.
+    step = (end - start) / (n - 1 if n > 1 else 1)
     return torch.where(
         index < n // 2, torch.addcmul(start, index, step), torch.addcmul(end, n - 1 - index, step, value=-1)
     )

@@ -24,25 +24,27 @@ from .... import _native
 from .._dispatch import is_tracing
 from ._interpolation import InterpolationMode, check_interpolation
 
-FillType = Optional[Union[int, float, List[float]]]
+# torchvision's scripted signature for the warps' fill: TorchScript matches a Python tuple or list (of ints or
+# floats) to List[float], but never to a member of a Union, so Union[int, float, List[float]] refused the tuple
+# fill (0.5, 0.5, 0.5) that torchvision's scripted kernels take. Scripted calls pass None or a sequence, as in
+# torchvision; eager calls also take a number (``fill_as_list``).
+FillType = Optional[List[float]]
 
 
 # ---- arguments ---------------------------------------------------------------------------------------------
 
 
 def fill_as_list(fill: FillType, op: str) -> Optional[List[float]]:
-    """``fill`` (None, a number or a list of numbers) as None or a list of floats."""
-    if fill is None:
-        return None
-    if isinstance(fill, (int, float)):
-        return [float(fill)]
-    if not torch.jit.is_scripting():
-        return _eager_fill_list(fill, op)
-    return fill
+    """``fill`` (None, a number or a sequence of numbers) as None or a list of floats."""
+    if fill is None or torch.jit.is_scripting():
+        return fill
+    return _eager_fill_list(fill, op)
 
 
 @torch.jit.unused
 def _eager_fill_list(fill: object, op: str) -> List[float]:
+    if isinstance(fill, (int, float)) and not isinstance(fill, bool):
+        return [float(fill)]
     if isinstance(fill, bool) or not isinstance(fill, (list, tuple)):
         raise TypeError(f"{op}: fill must be None, a number or a sequence of numbers, got {fill!r}")
     values = []
@@ -238,30 +240,53 @@ def check_image_rank(image: torch.Tensor, op: str) -> None:
 
 def expanded_size(inverse: List[float], width: int, height: int) -> List[int]:
     """[width, height] of the canvas that holds an image warped by the inverse matrix ``inverse`` (6 numbers,
-    centred coordinates): the bounding box of the four corners, with values within 1e-4 of an integer
-    treated as that integer (PIL's rule, torchvision's tolerance)."""
-    a, b, c, d, e, f = inverse[0], inverse[1], inverse[2], inverse[3], inverse[4], inverse[5]
+    centred coordinates): the bounding box of the four corners, computed as torchvision computes it: in float32
+    (the matrix rounded to float32, the corners by a matmul), each bound truncated to a multiple of 1e-4 before the
+    ceil/floor. The float32 rounding matters: a 180-degree turn about an off-centre point put a corner at
+    1.9999999999999998 in doubles (floor 1, one row too many) where float32 has 2.0.
+
+    Under torch.compile/export (``is_tracing``) the size must come from Python numbers (a tensor read back would be
+    data-dependent), so the same steps run on Python floats rounded to float32 after each operation; torchvision's
+    matmul may round its sums in another order, so a corner within a float32 ulp of a multiple of 1e-4 could land
+    differently there (none of the sizes checked in tests/transforms/test_rotate_expand_size.py did)."""
     half_w, half_h = 0.5 * width, 0.5 * height
+    if torch.jit.is_scripting() or not is_tracing():
+        corners = torch.tensor(
+            [[-half_w, -half_h, 1.0], [-half_w, half_h, 1.0], [half_w, half_h, 1.0], [half_w, -half_h, 1.0]],
+            dtype=torch.float32,
+        )
+        moved = torch.matmul(corners, torch.tensor(inverse, dtype=torch.float32).reshape(2, 3).t())
+        low, high = torch.aminmax(moved, dim=0)
+        halves = torch.tensor([half_w, half_h], dtype=torch.float32)
+        # torchvision's in-place steps, one float32 rounding each: x * (1 / 1e-4), trunc, * 1e-4, ceil/floor.
+        high = (high + halves).mul_(1.0 / 1e-4).trunc_().mul_(1e-4).ceil_()
+        low = (low + halves).mul_(1.0 / 1e-4).trunc_().mul_(1e-4).floor_()
+        size = high - low
+        return [int(size[0]), int(size[1])]
+    m = [_float32(v) for v in inverse]
     xs: List[float] = []
     ys: List[float] = []
     for x, y in [(-half_w, -half_h), (half_w, -half_h), (half_w, half_h), (-half_w, half_h)]:
-        xs.append(a * x + b * y + c + half_w)
-        ys.append(d * x + e * y + f + half_h)
-    new_w = math.ceil(_truncated(max(xs))) - math.floor(_truncated(min(xs)))
-    new_h = math.ceil(_truncated(max(ys))) - math.floor(_truncated(min(ys)))
+        xs.append(_float32(_float32(_float32(_float32(m[0] * x) + _float32(m[1] * y)) + m[2]) + half_w))
+        ys.append(_float32(_float32(_float32(_float32(m[3] * x) + _float32(m[4] * y)) + m[5]) + half_h))
+    new_w = math.ceil(_truncated_float32(max(xs))) - math.floor(_truncated_float32(min(xs)))
+    new_h = math.ceil(_truncated_float32(max(ys))) - math.floor(_truncated_float32(min(ys)))
     return [int(new_w), int(new_h)]
 
 
-def _truncated(value: float) -> float:
-    """``value`` truncated (toward zero) to a multiple of 1e-4, as the float nearest that multiple ``k / 10000``:
-    ``17.00003`` gives ``17.0``, and a value that is the float of a multiple stays itself (``0.0048 * 10000`` is
-    ``47.99999999999999``: the multiple above is taken back). A product with the inexact ``1e-4`` left last-bit
-    warts (``48 * 1e-4`` is ``0.0048000000000000004``) and a division by it truncated 0.0021 to 0.002."""
-    multiple = float(int(value * 10000.0))  # int() truncates toward zero
-    step = 1.0 if value > 0.0 else -1.0
-    if (multiple + step) / 10000.0 == value:
-        multiple = multiple + step
-    return multiple / 10000.0
+def _float32(value: float) -> float:
+    """``value`` rounded to the nearest float32 (ties to even), as a Python float (normal range: these are canvas
+    coordinates)."""
+    if value == 0.0 or not math.isfinite(value):
+        return value
+    exponent = math.floor(math.log2(abs(value)))
+    scale = 2.0 ** (23 - exponent)  # a float32 significand has 24 bits: 2**23 steps within [2**e, 2**(e + 1))
+    return float(round(value * scale)) / scale
+
+
+def _truncated_float32(value: float) -> float:
+    """torchvision's ``x * (1 / 1e-4)``, ``trunc``, ``* 1e-4`` on a float32 ``value``, in float32."""
+    return _float32(float(math.trunc(_float32(value * _float32(1.0 / 1e-4)))) * _float32(1e-4))
 
 
 def _is_half(dtype: torch.dtype) -> bool:
