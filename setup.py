@@ -79,6 +79,17 @@ def _libjpeg_found() -> bool:
     return True
 
 
+def _torch_requirement() -> str:
+    """The wheel's torch requirement: the release the native library is compiled against (``torch==2.14.1`` for
+    2.14.1 and for 2.14.1+cpu: the local label names a build of the same release and C++ API), or any torch when
+    the build has none (a pure-Python package)."""
+    try:
+        import torch
+    except ImportError:
+        return "torch"
+    return "torch==" + torch.__version__.split("+", 1)[0]
+
+
 def _extensions():
     try:
         import torch
@@ -143,4 +154,5 @@ def _extensions():
 
 
 ext_modules, cmdclass = _extensions()
-setup(ext_modules=ext_modules, cmdclass=cmdclass)
+# pyproject.toml declares the dependencies dynamic: torch pinned here, the rest plain.
+setup(ext_modules=ext_modules, cmdclass=cmdclass, install_requires=[_torch_requirement(), "Pillow", "numpy"])
