@@ -80,14 +80,16 @@ def _libjpeg_found() -> bool:
 
 
 def _torch_requirement() -> str:
-    """The wheel's torch requirement: the release the native library is compiled against (``torch==2.14.1`` for
-    2.14.1 and for 2.14.1+cpu: the local label names a build of the same release and C++ API), or any torch when
-    the build has none (a pure-Python package)."""
+    """The wheel's torch requirement: exactly the torch distribution the native library is compiled against (its
+    metadata version, which pip compares: ``2.14.1`` for PyPI's wheel, whose ``torch.__version__`` says
+    ``2.14.1+cu130``; ``2.13.0+cpu`` for a CPU wheel), as torchvision's wheels pin theirs; any torch when the
+    build has none (a pure-Python package)."""
+    import importlib.metadata
+
     try:
-        import torch
-    except ImportError:
+        return "torch==" + importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
         return "torch"
-    return "torch==" + torch.__version__.split("+", 1)[0]
 
 
 def _extensions():
