@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test sanitize fuzz lint bench audit deploy clean
+.PHONY: demo test sanitize fuzz lint bench audit deploy wheel test-torch2 clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -21,12 +21,27 @@ test: $(STAMP)
 	$(PY) -m ruff check jitvision tests
 	$(PY) -m pytest -n 2 --dist loadgroup -q
 	$(MAKE) sanitize
+	$(MAKE) test-torch2
 
 # The native kernel built with ASan + UBSan into build/sanitize (not over jitvision/lib/libjitvision_native.so), and its tests run
 # against it (tests/run_sanitized.py). gcc ships libasan/libubsan (Debian/Ubuntu: libgcc-N-dev, pulled in by gcc).
 sanitize: $(STAMP)
 	@gcc -print-file-name=libasan.so | grep -q / || { echo "make sanitize: gcc's libasan is missing"; exit 1; }
 	$(PY) tests/run_sanitized.py
+
+# The wheel (native library and fast-call extension inside, Requires-Dist torch==<the installed torch>) in dist/.
+wheel: $(STAMP)
+	$(PY) -m pip wheel --no-deps --no-build-isolation -w dist .
+
+# The wheel on a second torch (tests/run_wheel.py): built against torch 2.13.0 (CPU, from pip's configured indexes and
+# wheel folders, as make installs torch), installed into .venv-torch213 that has only that torch, the native library
+# checked from the installed package, then a subset of the suite (no torchvision-0.29-only parity) run against it.
+TORCH2 ?= 2.13.0+cpu
+TORCHVISION2 ?= 0.28.0
+TORCH2_TESTS ?= tests/test_pipelines.py tests/test_fastcall.py tests/test_script_native.py tests/test_native_library.py
+test-torch2:
+	$(PYTHON) tests/run_wheel.py --torch $(TORCH2) --torchvision $(TORCHVISION2) --venv .venv-torch213 --reuse \
+		--tests $(TORCH2_TESTS)
 
 # The C++ deployment example (examples/deploy): build it against the installed torch wheel's libtorch, export both
 # presets (TorchScript, AOTInductor default and strict) and run them from C++, timed against torchvision's eager.
@@ -59,4 +74,4 @@ audit: $(STAMP)
 	$(PY) -m jitvision audit
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) .venv-torch213 build dist *.egg-info

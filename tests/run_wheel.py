@@ -11,8 +11,8 @@
 4. with ``--tests``: pytest (and ``--torchvision``, the torchvision of that torch) added to the venv and those
    tests run against the installed wheel (the checkout only provides the test files).
 
-Exits non-zero on the first failure. The venv is kept (a second run with ``--reuse`` skips step 1 when the venv
-already has that torch); ``--keep-wheel DIR`` copies the wheel there.
+Exits non-zero on the first failure. The venv is kept: ``--reuse`` skips step 1 when it already has that torch (and
+uninstalls what the previous run added); ``--keep-wheel DIR`` copies the wheel there.
 """
 
 import argparse
@@ -147,8 +147,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         shutil.rmtree(args.venv, ignore_errors=True)
         _run([sys.executable, "-m", "venv", args.venv])
         _run([*pip, f"torch=={args.torch}"])
-    else:  # a kept venv: back to torch alone (the previous run's wheel and test tools out)
-        subprocess.run([python, "-m", "pip", "uninstall", "-q", "-y", "jitvision"], check=False)
+    else:  # a kept venv: the previous run's wheel and test tools out (their small dependencies stay)
+        leftovers = ["jitvision", "torchvision", "pytest", "hypothesis"]
+        subprocess.run([python, "-m", "pip", "uninstall", "-q", "-y", *leftovers], check=False, capture_output=True)
     with tempfile.TemporaryDirectory(prefix="jitvision-wheel-") as tmp:
         source, out = os.path.join(tmp, "src"), os.path.join(tmp, "dist")
         _copy_checkout(source)
@@ -165,6 +166,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             shutil.copy2(wheel, args.keep_wheel)
         _run([*pip, wheel])
         _run([python, "-c", INSTALLED_CHECK], cwd=tmp)
+        _run([os.path.join(os.path.dirname(python), "jitvision"), "--version"], cwd=tmp)  # the console script
     if args.tests:
         extra = ["pytest", "hypothesis"] + ([f"torchvision=={args.torchvision}"] if args.torchvision else [])
         _run([*pip, *extra])
