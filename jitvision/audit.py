@@ -12,6 +12,10 @@ For every functional and transform class the target exports (and that has a row 
 
 Targets: ``jitvision`` (default), ``torchvision`` (torchvision.transforms.v2), any module with that API, or
 ``module:Class`` for one class of your own.
+
+The table goes to stdout, the progress bar (with an ETA) to stderr. Exit status: 0 when every audited case passed
+(or was not applicable), 1 when a case failed, 2 on a usage error (an unknown mode, input kind or ``--ops`` name,
+a target that cannot be imported, an ``--init`` that is not a JSON object).
 """
 
 import argparse
