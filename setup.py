@@ -5,7 +5,11 @@ no edit here) compiled without ``Python.h`` and linked with ``-Wl,--no-undefined
 torch_cpu, torch), so a C++ program without Python can load it (``dlopen`` with ``RTLD_NOW``, or link it).
 Python loads it with ``torch.ops.load_library`` (``jitvision._native``). Next to it the build writes
 ``libjitvision_native.torch_version``, the torch version it was compiled against, which the import compares with
-the running torch.
+the running torch; the package's metadata requires exactly that torch (``torch==X``, ``_torch_requirement``), so a
+wheel installs only next to the torch it was built for.
+Torch versions: the sources build against torch 2.11 to 2.14 (``csrc/crop.cpp`` calls torch's lanczos kernel only
+from 2.12 on, where it exists); a library built against one torch does not load into another (C++ symbols change
+between releases).
 
 The package works without it (``jitvision._native.AVAILABLE`` is then False, the pure-PyTorch path runs and the
 import warns once), so the library is optional: no torch at build time, or no C++ compiler, builds a pure-Python

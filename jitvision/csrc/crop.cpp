@@ -12,6 +12,7 @@
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/library.h>
+#include <torch/version.h>
 
 namespace jitvision_native {
 namespace {
@@ -125,7 +126,12 @@ at::Tensor interpolate_image(const at::Tensor& image, int64_t out_h, int64_t out
   } else if (mode == "bicubic") {
     out = antialias ? at::_upsample_bicubic2d_aa(x, {oh, ow}, false) : at::upsample_bicubic2d(x, {oh, ow}, false);
   } else {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 12)
     out = at::_upsample_lanczos2d_aa(x, {oh, ow}, false);
+#else
+    // torch's lanczos kernel (interpolate(mode="lanczos")) arrived in torch 2.12.
+    TORCH_CHECK_VALUE(false, "resized_crop: interpolation lanczos on tensors needs torch >= 2.12");
+#endif
   }
   if (transpose) out = out.transpose(-1, -2);
   if (!native) {
