@@ -39,8 +39,9 @@ wheel: $(STAMP)
 TORCH2 ?= 2.13.0+cpu
 TORCHVISION2 ?= 0.28.0
 TORCH2_TESTS ?= tests/test_pipelines.py tests/test_fastcall.py tests/test_script_native.py tests/test_native_library.py
+VENV2 ?= .venv-torch213
 test-torch2:
-	$(PYTHON) tests/run_wheel.py --torch $(TORCH2) --torchvision $(TORCHVISION2) --venv .venv-torch213 --reuse \
+	$(PYTHON) tests/run_wheel.py --torch $(TORCH2) --torchvision $(TORCHVISION2) --venv $(VENV2) --reuse \
 		--tests $(TORCH2_TESTS)
 
 # The C++ deployment example (examples/deploy): build it against the installed torch wheel's libtorch, export both
@@ -74,4 +75,4 @@ audit: $(STAMP)
 	$(PY) -m jitvision audit
 
 clean:
-	rm -rf $(VENV) .venv-torch213 build dist *.egg-info
+	rm -rf $(VENV) $(VENV2) build dist *.egg-info
