@@ -7,9 +7,11 @@ Python loads it with ``torch.ops.load_library`` (``jitvision._native``). Next to
 ``libjitvision_native.torch_version``, the torch version it was compiled against, which the import compares with
 the running torch; the package's metadata requires exactly that torch (``torch==X``, ``_torch_requirement``), so a
 wheel installs only next to the torch it was built for.
-Torch versions: the sources build against torch 2.11 to 2.14 (``csrc/crop.cpp`` calls torch's lanczos kernel only
-from 2.12 on, where it exists); a library built against one torch does not load into another (C++ symbols change
-between releases).
+Torch versions: built and tested against torch 2.13.0 (CPU) and 2.14.1; torch 2.11.0's headers compile every source
+(not linked or run). torch 2.14's headers need C++20 (2.11 and 2.13: C++17; ``torch.utils.cpp_extension`` picks the
+flag). ``csrc/crop.cpp`` calls torch's lanczos kernel (``_upsample_lanczos2d_aa``) only from 2.12 on, where it
+exists. A library built against one torch does not load into another: C++ symbols change between releases (a
+2.14.1 build needs 15 symbols that 2.11's libtorch lacks).
 
 The package works without it (``jitvision._native.AVAILABLE`` is then False, the pure-PyTorch path runs and the
 import warns once), so the library is optional: no torch at build time, or no C++ compiler, builds a pure-Python
