@@ -4,13 +4,13 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test sanitize fuzz lint bench audit deploy clean gpu-check gpu-wheels browser gallery
+.PHONY: demo test sanitize fuzz lint bench audit deploy wheel test-torch2 clean gpu-check gpu-wheels browser gallery
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): $(PY) pyproject.toml setup.py $(wildcard jitvision/csrc/*)
-	$(PY) -m pip install -q "torch==2.14.1" "torchvision==0.29.1"
+	$(PY) -m pip install -q "torch==2.14.1" "torchvision==0.29.1" "setuptools>=77"
 	$(PY) -m pip install -q -e ".[test]" --no-build-isolation
 	touch $(STAMP)
 
@@ -22,12 +22,30 @@ test: $(STAMP)
 	$(MAKE) browser
 	$(PY) -m pytest -n 2 --dist loadgroup -q
 	$(MAKE) sanitize
+	$(MAKE) test-torch2
 
 # The native kernel built with ASan + UBSan into build/sanitize (not over jitvision/lib/libjitvision_native.so), and its tests run
 # against it (tests/run_sanitized.py). gcc ships libasan/libubsan (Debian/Ubuntu: libgcc-N-dev, pulled in by gcc).
 sanitize: $(STAMP)
 	@gcc -print-file-name=libasan.so | grep -q / || { echo "make sanitize: gcc's libasan is missing"; exit 1; }
 	$(PY) tests/run_sanitized.py
+
+# The wheel (native library and fast-call extension inside, Requires-Dist torch==<the installed torch>) in dist/.
+wheel: $(STAMP)
+	$(PY) -m pip wheel --no-deps --no-build-isolation -w dist .
+
+# The wheel on a second torch (tests/run_wheel.py): built against torch 2.13.0 (CPU, from pip's configured indexes and
+# wheel folders, as make installs torch), installed into .venv-torch213 that has only that torch, the native library
+# checked from the installed package, then the tests that need no torchvision run against it (PyPI's torchvision
+# 0.28.0, 2.13's, is a CUDA build that does not import next to the CPU torch: "operator torchvision::nms does not
+# exist"; with a matching torchvision, add --torchvision X and the parity tests).
+TORCH2 ?= 2.13.0+cpu
+VENV2 ?= .venv-torch213
+TORCH2_TESTS ?= tests/test_fastcall.py tests/test_native_library.py tests/test_script_native.py \
+	tests/test_native_compile_ops.py tests/test_packaging.py tests/transforms/test_batch.py \
+	tests/transforms/test_eager_fast_path.py tests/transforms/test_compile_guards.py
+test-torch2:
+	$(PYTHON) tests/run_wheel.py --torch $(TORCH2) --venv $(VENV2) --reuse --tests $(TORCH2_TESTS)
 
 # The C++ deployment example (examples/deploy): build it against the installed torch wheel's libtorch, export both
 # presets (TorchScript, AOTInductor default and strict) and run them from C++, timed against torchvision's eager.
@@ -85,4 +103,4 @@ audit: $(STAMP)
 	$(PY) -m jitvision audit
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(VENV2) build dist *.egg-info

@@ -5,7 +5,13 @@ no edit here) compiled without ``Python.h`` and linked with ``-Wl,--no-undefined
 torch_cpu, torch), so a C++ program without Python can load it (``dlopen`` with ``RTLD_NOW``, or link it).
 Python loads it with ``torch.ops.load_library`` (``jitvision._native``). Next to it the build writes
 ``libjitvision_native.torch_version``, the torch version it was compiled against, which the import compares with
-the running torch.
+the running torch; the package's metadata requires exactly that torch (``torch==X``, ``_torch_requirement``), so a
+wheel installs only next to the torch it was built for.
+Torch versions: built and tested against torch 2.13.0 (CPU) and 2.14.1; torch 2.11.0's headers compile every source
+(not linked or run). torch 2.14's headers need C++20 (2.11 and 2.13: C++17; ``torch.utils.cpp_extension`` picks the
+flag). ``csrc/crop.cpp`` calls torch's lanczos kernel (``_upsample_lanczos2d_aa``) only from 2.12 on, where it
+exists. A library built against one torch does not load into another: C++ symbols change between releases (a
+2.14.1 build needs 15 symbols that 2.11's libtorch lacks).
 
 The package works without it (``jitvision._native.AVAILABLE`` is then False, the pure-PyTorch path runs and the
 import warns once), so the library is optional: no torch at build time, or no C++ compiler, builds a pure-Python
@@ -79,6 +85,19 @@ def _libjpeg_found() -> bool:
     return True
 
 
+def _torch_requirement() -> str:
+    """The wheel's torch requirement: exactly the torch distribution the native library is compiled against (its
+    metadata version, which pip compares: ``2.14.1`` for PyPI's wheel, whose ``torch.__version__`` says
+    ``2.14.1+cu130``; ``2.13.0+cpu`` for a CPU wheel), as torchvision's wheels pin theirs; any torch when the
+    build has none (a pure-Python package)."""
+    import importlib.metadata
+
+    try:
+        return "torch==" + importlib.metadata.version("torch")
+    except importlib.metadata.PackageNotFoundError:
+        return "torch"
+
+
 def _extensions():
     try:
         import torch
@@ -143,4 +162,5 @@ def _extensions():
 
 
 ext_modules, cmdclass = _extensions()
-setup(ext_modules=ext_modules, cmdclass=cmdclass)
+# pyproject.toml declares the dependencies dynamic: torch pinned here, the rest plain.
+setup(ext_modules=ext_modules, cmdclass=cmdclass, install_requires=[_torch_requirement(), "Pillow", "numpy"])

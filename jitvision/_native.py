@@ -100,9 +100,13 @@ def _load(path: str) -> Optional[str]:
         )
     built_for = _built_for(path)
     if built_for != torch.__version__:
+        # A C++ library compiled against one torch is not usable with another (the C++ API and ABI change between
+        # releases): the user either runs the torch it was built for or builds jitvision against theirs.
+        wanted = f"install torch=={built_for} (the torch this jitvision was built for), or " if built_for else ""
         return (
-            f"{path} was built for torch {built_for or '(unknown)'}, this is torch {torch.__version__}: rebuild it "
-            "(`pip install --no-build-isolation .` or `python setup.py build_ext --inplace`)"
+            f"{path} was built for torch {built_for or '(unknown)'}, this is torch {torch.__version__}: {wanted}"
+            f"build jitvision against torch {torch.__version__} (`pip install --no-build-isolation <jitvision "
+            "source>` or, in a checkout, `python setup.py build_ext --inplace`)"
         )
     try:
         torch.ops.load_library(path)

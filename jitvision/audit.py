@@ -12,23 +12,33 @@ For every functional and transform class the target exports (and that has a row 
 
 Targets: ``jitvision`` (default), ``torchvision`` (torchvision.transforms.v2), any module with that API, or
 ``module:Class`` for one class of your own.
+
+The table goes to stdout, the progress bar (with an ETA) to stderr. Exit status: 0 when every audited case passed
+(or was not applicable), 1 when a case failed, 2 on a usage error (an unknown mode, input kind or ``--ops`` name,
+a target that cannot be imported, an ``--init`` that is not a JSON object).
 """
 
 import argparse
 import json
 import sys
 import time
-from typing import Any, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 import torch
 
 from ._audit.cases import ALL_KINDS
-from ._audit.checks import MODE_CELLS, CaseChecks
-from ._audit.outcome import FAIL, NA, SKIP, Cell, quiet_compilers
+from ._audit.outcome import FAIL, MODE_CELLS, NA, SKIP, Cell
+from ._audit.progress import Progress
 from ._audit.report import summarize, summary_line, write_json, write_markdown, write_terminal
-from ._audit.targets import Entry, resolve_target
+
+if TYPE_CHECKING:  # the checks import torch._dynamo: loaded when an audit runs, not for --help
+    from ._audit.checks import CaseChecks
+    from ._audit.targets import Entry
 
 MODES = tuple(MODE_CELLS)
+# python -m jitvision audit's exit statuses: every case passed (or was not applicable), a case failed, a usage
+# error (an unknown option or name, a bad --init; one line on stderr).
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def _split(text: Optional[str]) -> Optional[List[str]]:
@@ -46,28 +56,7 @@ def _versions() -> Dict[str, str]:
     return versions
 
 
-class _Progress:
-    def __init__(self, total: int, enabled: bool) -> None:
-        self.total, self.done, self.enabled = total, 0, enabled and total > 0
-        self.start = time.monotonic()
-
-    def show(self, label: str) -> None:
-        if not self.enabled:
-            return
-        width = 30
-        filled = width * self.done // self.total
-        elapsed = time.monotonic() - self.start
-        line = f"[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {elapsed:5.0f}s {label}"
-        sys.stderr.write("\r" + line[:110].ljust(110))
-        sys.stderr.flush()
-
-    def close(self) -> None:
-        if self.enabled:
-            sys.stderr.write("\r" + " " * 110 + "\r")
-            sys.stderr.flush()
-
-
-def _kinds_for(entry: Entry, kinds: Optional[Sequence[str]]) -> List[str]:
+def _kinds_for(entry: "Entry", kinds: Optional[Sequence[str]]) -> List[str]:
     case_kinds = list(entry.case.kinds)
     if entry.api == "class" and not entry.case.python_only:
         # Every class that takes images is audited on per-sample batches too.
@@ -80,7 +69,7 @@ def _kinds_for(entry: Entry, kinds: Optional[Sequence[str]]) -> List[str]:
     return [kind for kind in chosen if not (entry.api == "functional" and kind in ("detection", "detection-rotated"))]
 
 
-def _run_case(case: CaseChecks, modes: Sequence[str], progress: _Progress, label: str) -> Dict[str, Cell]:
+def _run_case(case: "CaseChecks", modes: Sequence[str], progress: Progress, label: str) -> Dict[str, Cell]:
     progress.show(f"{label} eager")
     cells = {"eager": case.eager()}
     for mode in modes:
@@ -111,7 +100,14 @@ def run_audit(
     init: Optional[Dict[str, Any]] = None,
     progress: bool = False,
 ) -> Dict[str, Any]:
-    """Audit ``target`` and return the JSON-ready result (rows, skipped names, summary)."""
+    """Audit ``target`` and return the JSON-ready result (rows, skipped names, summary).
+
+    Raises ValueError for an unknown mode, input kind or name in ``ops`` (one the target does not have, or has
+    without an audit case), or a target that cannot be imported."""
+    from ._audit.checks import CaseChecks
+    from ._audit.outcome import quiet_compilers
+    from ._audit.targets import resolve_target
+
     unknown = [mode for mode in modes if mode not in MODES]
     if unknown:
         raise ValueError(f"audit: unknown modes {unknown}; choose from {list(MODES)}")
@@ -126,13 +122,19 @@ def run_audit(
         entries = [e for e in entries if e.name in wanted or wanted & set(e.aliases)]
         found = {e.name for e in entries} | {a for e in entries for a in e.aliases}
         skipped_names = {s["name"] for s in resolved.skipped}
-        for name in ops:
-            if name not in found:
-                why = "no audit case" if name in skipped_names else "not found in the target"
-                notes.append(f"{name}: {why}")
+        # A name that is not audited is an error, not a note: a CI that gates on the audit must not pass because
+        # of a typo.
+        missing = [
+            f"{name} ({'no audit case' if name in skipped_names else 'not found in the target'})"
+            for name in ops
+            if name not in found
+        ]
+        if missing:
+            raise ValueError(f"audit: unknown ops for {target}: {', '.join(missing)}")
     modes = ["eager", *[m for m in modes if m != "eager"]]
     plan = [(entry, kind) for entry in entries for kind in _kinds_for(entry, kinds)]
-    bar = _Progress(len(plan), progress)
+    started = time.monotonic()
+    bar = Progress(len(plan), progress)
     rows: List[Dict[str, Any]] = []
     script_cache: Dict[str, Any] = {}
     # The audit seeds torch's RNG per check: the caller's RNG state is restored afterwards.
@@ -140,7 +142,7 @@ def run_audit(
         for entry, kind in plan:
             label = f"{entry.name}[{kind}]"
             cells = _run_case(CaseChecks(resolved, entry, kind, script_cache), modes, bar, label)
-            bar.done += 1
+            bar.advance()
             rows.append(
                 {
                     "op": entry.name,
@@ -161,7 +163,7 @@ def run_audit(
         "rows": rows,
         "skipped": skipped,
         "notes": notes,
-        "seconds": round(time.monotonic() - bar.start, 1),
+        "seconds": round(time.monotonic() - started, 1),
     }
     result["summary"] = summarize(rows, modes)
     return result
@@ -185,9 +187,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
-def run(args: argparse.Namespace) -> int:
-    init = json.loads(args.init) if args.init else None
+def _parse_init(text: Optional[str]) -> Optional[Dict[str, Any]]:
+    """--init's JSON object; ValueError (a usage error) for text that is not one."""
+    if not text:
+        return None
     try:
+        init = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"audit: --init is not valid JSON ({exc}): {text!r}") from None
+    if not isinstance(init, dict):
+        raise ValueError(f"audit: --init must be a JSON object of constructor arguments, got {text!r}")
+    return init
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the audit the parsed arguments ask for: results on stdout, progress and errors on stderr; returns
+    ``EXIT_OK``, ``EXIT_FAILED`` (a case failed) or ``EXIT_USAGE``."""
+    try:
+        init = _parse_init(args.init)
+        if init is not None and ":" not in args.target:
+            raise ValueError("audit: --init goes with --target module:Class")
         result = run_audit(
             args.target,
             ops=_split(args.ops),
@@ -198,8 +217,8 @@ def run(args: argparse.Namespace) -> int:
             progress=not args.no_progress and sys.stderr.isatty(),
         )
     except ValueError as exc:
-        print(exc, file=sys.stderr)
-        return 2
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     write_terminal(result)
     for note in result["notes"]:
         print(f"note: {note}")
@@ -208,7 +227,16 @@ def run(args: argparse.Namespace) -> int:
     if args.markdown:
         write_markdown(result, args.markdown)
     print(f"({result['seconds']}s)")
-    return 0
+    failed = failed_cases(result)
+    if failed:
+        print(f"audit: {failed} cases failed", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def failed_cases(result: Dict[str, Any]) -> int:
+    """The number of audited cases (rows) with a failed cell."""
+    return sum(any(cell["status"] == FAIL for cell in row["cells"].values()) for row in result["rows"])
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -219,7 +247,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     return run(parser.parse_args(argv))
 
 
-__all__ = ["run_audit", "main", "add_arguments", "run", "summary_line"]
+__all__ = ["run_audit", "main", "add_arguments", "run", "summary_line", "failed_cases"]
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -48,7 +48,6 @@ import warnings
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import torch
-from torch.utils.benchmark import Timer
 
 from ._bench._timing import Unavailable, compile_pipeline, static_shapes
 
@@ -291,6 +290,8 @@ def build(library: str, style: str, mode: str, job: str) -> Fn:
 
 def measure(fn: Fn, inpt: Any, min_run_time: float) -> float:
     """Median seconds per call (one thread)."""
+    from torch.utils.benchmark import Timer  # imported when timing: see _bench._timing.measure
+
     timer = Timer(stmt="fn(x)", globals={"fn": fn, "x": inpt}, num_threads=1)
     return timer.blocked_autorange(min_run_time=min_run_time).median
 
@@ -421,19 +422,59 @@ def plot(rows: List[Dict[str, Any]], path: str) -> bool:
     return True
 
 
+class UsageError(ValueError):
+    """A bad option or name on the command line: ``main`` reports it in one line and exits 2."""
+
+
 def _pick(values: Optional[str], allowed: Sequence[str], what: str) -> List[str]:
     if values is None:
         return list(allowed)
     picked = [v.strip() for v in values.split(",") if v.strip()]
     unknown = [v for v in picked if v not in allowed]
     if unknown:
-        raise SystemExit(f"python -m jitvision bench: unknown {what} {unknown}; choose from {list(allowed)}")
+        raise UsageError(f"unknown {what} {unknown}; choose from {list(allowed)}")
     return picked
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+# The options each benchmark reads (besides the job flag itself); any other one given is refused rather than
+# silently ignored.
+_COMMON = {"min_run_time", "rounds", "json"}
+OPTIONS = {
+    "pipelines": _COMMON | {"jobs", "libraries", "styles", "modes", "layout", "quick", "plot"},
+    "per-transform": _COMMON | {"only", "photos", "synthetic", "compile_backend", "quick", "plot", "device"},
+    "batch": _COMMON | {"compile_backend", "quick", "device", "jobs"},
+    "augment": _COMMON | {"jobs"},
+    "threads": _COMMON | {"runtimes", "aoti_dir", "export", "jobs", "quick"},
+}
+_JOB_FLAGS = {"per_transform", "batch", "augment", "threads"}
+
+
+def _check_options(parser: argparse.ArgumentParser, args: argparse.Namespace, job: str) -> None:
+    """Refuse the options given that ``job`` does not read (an option is given when its value is not its
+    default)."""
+    for action in parser._actions:
+        dest = action.dest
+        if dest in _JOB_FLAGS or dest == "help" or not action.option_strings or dest in OPTIONS[job]:
+            continue
+        if getattr(args, dest) != action.default:
+            takers = [name for name, options in OPTIONS.items() if dest in options]
+            flags = ", ".join("the default pipelines" if t == "pipelines" else f"--{t}" for t in takers)
+            raise UsageError(f"{action.option_strings[0]} does not apply to {_JOB_NAMES[job]} (it goes with {flags})")
+
+
+_JOB_NAMES = {
+    "pipelines": "the default pipelines",
+    "per-transform": "--per-transform",
+    "batch": "--batch",
+    "augment": "--augment",
+    "threads": "--threads",
+}
+
+
+def main(argv: Optional[Sequence[str]] = None, prog: str = "python -m jitvision bench") -> int:
+    """Run the benchmark the arguments ask for: results on stdout, progress on stderr; a usage error exits 2."""
     parser = argparse.ArgumentParser(
-        prog="python -m jitvision bench",
+        prog=prog,
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -504,19 +545,26 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         help="--batch / --per-transform: cuda runs the GPU jobs (images and batches of 256 already on the device)",
     )
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-    if args.device != "cpu" and not (args.batch or args.per_transform):
-        raise SystemExit("python -m jitvision bench: --device goes with --batch or --per-transform")
-    if args.per_transform:
-        return _main_per_transform(args)
-    if args.batch:
-        return _main_batch(args)
-    if args.augment:
-        return _main_augment(args)
-    if args.threads is not None:
-        return _main_threads(args)
-    if args.only or args.photos or args.synthetic:
-        raise SystemExit("python -m jitvision bench: --only, --photos and --synthetic go with --per-transform")
+    job = "pipelines"
+    for flag, name in (("per_transform", "per-transform"), ("batch", "batch"), ("augment", "augment")):
+        job = name if getattr(args, flag) else job
+    job = "threads" if args.threads is not None else job
+    run_job = {
+        "pipelines": _main_pipelines,
+        "per-transform": _main_per_transform,
+        "batch": _main_batch,
+        "augment": _main_augment,
+        "threads": _main_threads,
+    }[job]
+    try:
+        _check_options(parser, args, job)
+        return run_job(args)
+    except UsageError as exc:
+        parser.error(str(exc))  # the usage and one line on stderr, exit status 2
+    return 2
 
+
+def _main_pipelines(args: argparse.Namespace) -> int:
     jobs = _pick(args.jobs, list(JOBS), "job") if args.jobs else ["train", "infer"]
     libraries = _pick(args.libraries, ["jitvision", "torchvision", "albumentations"], "library")
     styles = _pick(args.styles, ["kernels", "functional", "compose", "fused"], "style")
@@ -550,7 +598,11 @@ def _main_augment(args: Any) -> int:
 
     jobs = _pick(args.jobs, list(augment.JOBS), "job")
     min_run_time = 2.0 if args.min_run_time is None else args.min_run_time
-    rows = augment.run(jobs, min_run_time, 5 if args.rounds is None else args.rounds, log=print)
+    rounds = 5 if args.rounds is None else args.rounds
+    rows = augment.run(jobs, min_run_time, rounds, log=_log)  # each row on stderr as it is measured
+    print(f"torch {torch.__version__}, 1 thread, best of {rounds} interleaved rounds, us per call")
+    for row in rows:
+        print(augment.format_row(row))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"torch": torch.__version__, "threads": 1, "rows": rows}, f, indent=2)
@@ -679,7 +731,7 @@ def _main_threads(args: argparse.Namespace) -> int:
     from ._bench import threads
 
     if args.threads < 2:
-        raise SystemExit("python -m jitvision bench: --threads needs N >= 2")
+        raise UsageError("--threads needs N >= 2")
     # the presets by default (the detection job's sample is a dict with boxes: Compose-only, no AOTI/ONNX form)
     jobs = _pick(args.jobs, list(JOBS), "job") if args.jobs else ["train", "infer"]
     runtimes = _pick(args.runtimes, threads.RUNTIMES, "runtime")

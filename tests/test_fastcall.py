@@ -159,8 +159,10 @@ torch.save(outs, {path!r})
 def test_without_the_extension_the_transforms_give_the_same_results(tmp_path):
     # JITVISION_FASTCALL=0: what an install without the extension runs (the torch.ops calls).
     path = str(tmp_path / "outs.pt")
-    env = dict(os.environ, JITVISION_FASTCALL="0", PYTHONPATH=ROOT)
-    subprocess.run([sys.executable, "-c", _SUBPROCESS.format(path=path)], check=True, cwd=ROOT, env=env)
+    # The jitvision this process runs (the checkout, or an installed wheel: tests/run_wheel.py), not the cwd's.
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(jitvision.__file__)))
+    env = dict(os.environ, JITVISION_FASTCALL="0", PYTHONPATH=package_parent)
+    subprocess.run([sys.executable, "-c", _SUBPROCESS.format(path=path)], check=True, cwd=tmp_path, env=env)
     import jitvision.transforms as T
 
     image = torch.randint(0, 256, (3, 40, 50), dtype=torch.uint8, generator=torch.Generator().manual_seed(0))

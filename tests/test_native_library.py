@@ -62,6 +62,9 @@ def test_import_warns_once_when_the_library_is_for_another_torch(tmp_path):
     assert result.stdout.split()[-1] == "False"
     assert result.stderr.count("jitvision: the native library is not loaded") == 1
     assert f"was built for torch 2.0.0, this is torch {torch.__version__}" in result.stderr
+    # what to do: the torch it was built for, or a build against this one
+    assert "install torch==2.0.0" in result.stderr
+    assert f"build jitvision against torch {torch.__version__}" in result.stderr
 
 
 # ---- the C++ crop operators against the Python ones ------------------------------------------------------------

@@ -19,6 +19,7 @@ import torch._dynamo.testing
 from .cases import DENSE_KINDS, FIXED_SIZE, LABELLED_KINDS, OTHER_SIZES, PLAIN_KINDS, NotApplicable, make_input
 from .oracle import refusal_cell
 from .outcome import (
+    MODE_CELLS,
     NA,
     PASS,
     SKIP,
@@ -39,12 +40,6 @@ FRESH_CALLS = 4
 # Export with dynamic H/W: inputs from MIN_SIDE pixels (larger than every output size in the cases table).
 MIN_SIDE, MAX_SIDE = 32, 1024
 
-MODE_CELLS: Dict[str, Tuple[str, ...]] = {
-    "eager": ("eager",),
-    "compile": ("compile", "recompiles", "dynamic"),
-    "script": ("script",),
-    "export": ("export", "export_dynamic"),
-}
 
 
 class _Bound(torch.nn.Module):

@@ -5,7 +5,7 @@ import os
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import PIL.Image
 import torch
@@ -14,6 +14,13 @@ from torch.utils import _pytree as pytree
 from jitvision.tv_tensors._batch_pytree import sample_leaf
 
 PASS, FAIL, SKIP, NA = "pass", "fail", "skip", "n/a"
+# The cells (columns) each mode fills.
+MODE_CELLS: Dict[str, Tuple[str, ...]] = {
+    "eager": ("eager",),
+    "compile": ("compile", "recompiles", "dynamic"),
+    "script": ("script",),
+    "export": ("export", "export_dynamic"),
+}
 
 
 @dataclass

@@ -4,8 +4,7 @@ import json
 import sys
 from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
-from .checks import MODE_CELLS
-from .outcome import FAIL, NA, PASS, SKIP
+from .outcome import FAIL, MODE_CELLS, NA, PASS, SKIP
 
 COLUMNS: List[Tuple[str, str]] = [
     ("eager", "eager"),

@@ -99,7 +99,7 @@ def resolve_target(spec: str, *, tv_tensors: Optional[str] = None, init: Optiona
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise SystemExit(f"audit: cannot import target module {module_name!r}: {exc}") from exc
+        raise ValueError(f"audit: cannot import target module {module_name!r}: {exc}") from exc
     if class_name:
         return _class_target(spec, module, class_name, tv_tensors, init)
     functional = getattr(module, "functional", None)
@@ -121,7 +121,7 @@ def _class_target(
 ) -> Target:
     cls = getattr(module, class_name, None)
     if cls is None or not callable(cls):
-        raise SystemExit(f"audit: {module.__name__} has no class {class_name!r}")
+        raise ValueError(f"audit: {module.__name__} has no class {class_name!r}")
     # A user's transform is fed the tv_tensors of the library it builds on.
     bases = [base.__module__ for base in inspect.getmro(cls)] if inspect.isclass(cls) else []
     library = "torchvision" if any(b.startswith("torchvision") for b in bases) else "jitvision"

@@ -5,7 +5,6 @@ import warnings
 from typing import Any, Callable, Dict, Hashable, List, Sequence, Tuple
 
 import torch
-from torch.utils.benchmark import Timer
 
 
 class Unavailable(Exception):
@@ -29,6 +28,10 @@ def measure(fn: Callable[[], Any], min_run_time: float) -> float:
     once = time.perf_counter() - start
     if once >= min_run_time:
         return once
+    # Imported here: torch.utils.benchmark loads torch.utils.cpp_extension, which warns about CUDA on a machine
+    # without it (noise in ``bench --help``).
+    from torch.utils.benchmark import Timer
+
     timer = Timer(stmt="fn()", globals={"fn": fn}, num_threads=1)
     return timer.blocked_autorange(min_run_time=min_run_time - once).median
 

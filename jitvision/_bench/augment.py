@@ -15,7 +15,6 @@ policy's operations: the variants are timed in interleaved rounds and each keeps
 from typing import Any, Callable, Dict, List, Optional
 
 import torch
-from torch.utils.benchmark import Timer
 
 from ._timing import Unavailable, static_shapes
 
@@ -77,6 +76,8 @@ def run(
 ) -> List[Dict[str, Any]]:
     torch.set_num_threads(1)
     rows: List[Dict[str, Any]] = []
+    from torch.utils.benchmark import Timer  # imported when timing: see _timing.measure
+
     with static_shapes():
         for job in jobs:
             runnable = []

@@ -10,9 +10,9 @@
 #include <string>
 
 #include <ATen/ATen.h>
-#include <torch/version.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/library.h>
+#include <torch/version.h>
 
 namespace jitvision_native {
 namespace {
@@ -129,8 +129,8 @@ at::Tensor interpolate_image(const at::Tensor& image, int64_t out_h, int64_t out
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 12)
     out = at::_upsample_lanczos2d_aa(x, {oh, ow}, false);
 #else
-    // torch before 2.12 has no lanczos kernel (nor does torchvision before 0.27 offer the mode)
-    TORCH_CHECK_VALUE(false, "resized_crop: interpolation lanczos needs torch 2.12 or newer, this is ", TORCH_VERSION);
+    // torch's lanczos kernel (interpolate(mode="lanczos")) arrived in torch 2.12.
+    TORCH_CHECK_VALUE(false, "resized_crop: interpolation lanczos on tensors needs torch >= 2.12");
 #endif
   }
   if (transpose) out = out.transpose(-1, -2);
