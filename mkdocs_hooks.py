@@ -22,7 +22,8 @@ from mkdocs.structure.files import File, Files
 
 log = logging.getLogger("mkdocs.plugins.jitvision")
 
-# (nav section, title, file under docs/): appended to that section, in this order, when the file exists.
+# (nav section, title, file under docs/): appended to that section, in this order, when the file exists; the
+# page's own top-level `# Title` names it in the nav when it has one.
 OPTIONAL_PAGES: list[tuple[str, str, str]] = [
     ("User guide", "GPU and other devices", "gpu.md"),
     ("User guide", "Reading images and videos", "io.md"),
@@ -162,6 +163,17 @@ def _nav_section(nav: list[Any], title: str) -> list[Any]:
     return section
 
 
+def _page_title(path: str) -> str | None:
+    """The page's own top-level ``# Title``, if its first heading is one."""
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("# "):
+                return line[2:].strip() or None
+            if line.startswith("#"):
+                return None
+    return None
+
+
 _GENERATED: dict[str, tuple[str, list[str]]] = {}
 
 
@@ -171,8 +183,9 @@ def on_config(config: Any) -> Any:
     _GENERATED.update(_api_pages(root))
     nav = config.nav
     for section, title, page in OPTIONAL_PAGES:
-        if os.path.exists(os.path.join(config.docs_dir, page)):
-            _nav_section(nav, section).append({title: page})
+        path = os.path.join(config.docs_dir, page)
+        if os.path.exists(path):
+            _nav_section(nav, section).append({_page_title(path) or title: page})
     api = _nav_section(nav, "API reference")
     for page, (title, _) in _GENERATED.items():
         api.append({title: f"{API_DIR}/{page}"})
