@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test sanitize fuzz lint bench audit deploy wheel test-torch2 clean gpu-check gpu-wheels browser gallery
+.PHONY: demo test sanitize fuzz lint bench audit deploy docs wheel test-torch2 clean gpu-check gpu-wheels browser gallery
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,7 @@ test: $(STAMP)
 	$(MAKE) browser
 	$(PY) -m pytest -n 2 --dist loadgroup -q
 	$(MAKE) sanitize
+	$(MAKE) docs
 	$(MAKE) test-torch2
 
 # The native kernel built with ASan + UBSan into build/sanitize (not over jitvision/lib/libjitvision_native.so), and its tests run
@@ -56,6 +57,19 @@ deploy: $(STAMP)
 FUZZ_EXAMPLES ?= 400
 fuzz: $(STAMP)
 	JITVISION_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(PY) -m pytest -q -n 2 tests/fuzz
+
+# The documentation site (mkdocs.yml) into site/, warnings as errors (a broken link, a missing page, an API name
+# griffe cannot resolve). Its packages are the `docs` extra of pyproject.toml, installed on their own: `pip install
+# .[docs]` would reinstall and rebuild jitvision itself. The constraint keeps the installed torch.
+DOCS_STAMP := $(VENV)/.docs-installed
+$(DOCS_STAMP): $(STAMP) pyproject.toml
+	$(PY) -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['docs']))" > $(VENV)/docs-requirements.txt
+	$(PY) -m pip freeze | grep -iE '^(torch|torchvision)==' > $(VENV)/docs-constraints.txt
+	$(PY) -m pip install -q -r $(VENV)/docs-requirements.txt -c $(VENV)/docs-constraints.txt
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --site-dir site
 
 lint: $(STAMP)
 	$(PY) -m ruff check jitvision tests
@@ -103,4 +117,4 @@ audit: $(STAMP)
 	$(PY) -m jitvision audit
 
 clean:
-	rm -rf $(VENV) $(VENV2) build dist *.egg-info
+	rm -rf $(VENV) $(VENV2) build dist site *.egg-info

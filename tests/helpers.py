@@ -58,7 +58,7 @@ def assert_matches_oracle(actual: Any, expected: Any, *, float_atol: float = 1e-
 def hits_torch_width_one_bug(inpt: Any, out: Any, interpolation: Any, antialias: Any) -> bool:
     """Whether torchvision's result for resizing ``inpt`` to ``out``'s size is wrong because of torch 2.14's
     antialiased interpolate: a constant column for an output 1 pixel wide and taller, on float images and on uint8
-    ones with 5+ channels (issue 13, item 9; jitvision resizes the transposed image there)."""
+    ones with 5+ channels (jitvision resizes the transposed image there)."""
     mode = getattr(interpolation, "value", interpolation)
     if not isinstance(inpt, torch.Tensor) or not isinstance(out, torch.Tensor) or out.ndim < 3 or inpt.ndim < 3:
         return False

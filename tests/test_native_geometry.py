@@ -3,7 +3,7 @@
 
 `make sanitize` (part of `make test`) runs this file and tests/test_native.py against an ASan/UBSan build of the
 extension, so a read outside the tensor or an undefined cast fails there even where the normal build happens to
-return plausible bytes (the bug of issue 13: `top + height <= H` wrapped around for a top near 2^63).
+return plausible bytes (such as `top + height <= H` wrapping around for a top near 2^63).
 """
 
 import random
@@ -61,8 +61,8 @@ def _torch_resized_crop(image, box, size, flip):
     top, left, height, width = box
     crop = image[..., top : top + height, left : left + width].reshape(-1, image.shape[-3], height, width)
     if size[1] == 1:
-        # torch 2.14's uint8 antialiased kernel is wrong for a 1-pixel-wide output with 5+ channels (issue 13,
-        # item 9): the pure-PyTorch reference of the same arithmetic (the dense weights stay small here)
+        # torch 2.14's uint8 antialiased kernel is wrong for a 1-pixel-wide output with 5+ channels: the
+        # pure-PyTorch reference of the same arithmetic (the dense weights stay small here)
         return _native.resized_crop_reference(image, torch.tensor(box), torch.tensor(flip), size)
     try:
         dense = crop.clone(memory_format=torch.contiguous_format)  # torch misreads some ambiguous 1-pixel strides

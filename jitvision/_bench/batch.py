@@ -8,7 +8,7 @@ per image. Every variant returns a [64, 3, 224, 224] float32 batch:
 - ``jitvision batch (BatchedImages)``: ``pipe(tv_tensors.BatchedImages(x))``, eager and compiled (the batch is
   wrapped once before timing: the wrapper is a zero-copy view, and a user wraps outside the compiled pipeline);
 - ``jitvision batch (forward_batch)``: ``pipe.forward_batch(x)``, eager and compiled
-  (the per-sample batch API of issue 7; "unavailable" while the names are missing);
+  (the per-sample batch API; "unavailable" where the names are missing);
 - ``jitvision loop``: the single-sample Compose called on each image, then ``torch.stack`` (what a DataLoader's
   collate does; timed);
 - ``torchvision loop``: the same with torchvision v2;

@@ -14,8 +14,8 @@ size, all warmed up before timing; the graphs are counted, and a compile during 
 torchvision v2 eager; albumentations; kornia. Ratios: jitvision's best variant over albumentations and over
 torchvision (above 1: jitvision is faster). Each row's parameters are in ``_rows``.
 
-Why the compiled variants lose on cheap rows (measured here, torch 2.14.1, AVX2, 1 thread; see the report of
-the bench branch for the numbers):
+Why the compiled variants lose on cheap rows (measured here, torch 2.14.1, AVX2, 1 thread; the numbers are in
+docs/design/eager-calls.md):
 
 - a fixed cost per call of any compiled callable (dynamo's frame and guard evaluation, AOTAutograd's runtime
   wrapper): about 35-50 us for a bare function and 100-150 us for a jitvision transform module (its ~90 guards,
@@ -28,7 +28,7 @@ the bench branch for the numbers):
   loads) ~60-90x (5-9 ms for a 512x512 image: the compiled Pad row before it became a native node). Ops that
   jitvision routes to its native extension avoid it: flip_if, crop_at, resize_center_crop, the colour ops of
   csrc/color.cpp, constant_pad (Pad) and select_rows (the probability gate of Random* transforms), see
-  docs/design-notes.md.
+  docs/design/eager-calls.md.
 """
 
 import sys

@@ -12,7 +12,7 @@ passes for you. Needs the ``onnx`` and ``onnxscript`` packages (``onnxruntime`` 
   numbers. A transform built with ``generator=`` cannot export (ONNX has no seeded generator object).
 - uint8 antialiased bilinear resizing is ONNX ``Resize`` (opset 18, ``antialias=1``) on the image cast to float32,
   rounded back: within 1 level of torch's fixed-point uint8 result (float outputs: within 1/255 scaled by the
-  normalisation). onnxruntime's antialiased ``Resize`` is slow (10-20x torch's kernel, see docs/design-notes.md).
+  normalisation). onnxruntime's antialiased ``Resize`` is slow (10-20x torch's kernel, see docs/design/deployment.md).
 
 What cannot be exported raises ``ExportError`` naming the op (a JPEG round trip, the uint8 warps, a transform
 with its own generator, a Python step that torch.export cannot trace).

@@ -6,7 +6,7 @@ signed magnitude (float64), ``params = {"ops": [K], "magnitudes": [K]}`` for one
 than the longest) are the Identity operation. Each step is one ``_random.switch`` on the drawn op: a Python branch
 in eager code, a balanced tree of ``torch.cond`` under torch.compile/export (only the drawn operation runs, the
 choice and the magnitude stay live), rows grouped by operation on an eager batch, and a per-row select on a traced
-batch. TorchScript runs the same operations through ``_script_step``. See docs/design-notes.md ("Random choices in
+batch. TorchScript runs the same operations through ``_script_step``. See docs/design/policies.md ("Random choices in
 one graph").
 
 A uint8 CPU image (native library built) skips the per-step formulations: all of a sample's steps (or one AugMix

@@ -23,7 +23,7 @@ one (the fused uint8 pipelines: ``random_resized_crop``, ``augment_random_u8``, 
 Inductor would emit the same kernel calls and add its and AOTAutograd's runtime wrappers, ~30-40 us per call:
 more than what compiling saves over eager on those pipelines. Any other graph goes to inductor.
 
-Not covered (documented in docs/design-notes.md): a monkeypatched jitvision class or function after the first
+Not covered (documented in docs/design/compile.md): a monkeypatched jitvision class or function after the first
 call, writes that bypass ``__setattr__`` (``t.__dict__[k] = v``, ``object.__setattr__``), and in-place changes of
 non-container objects held by a transform that the trace read through attributes of a non-module object.
 """
@@ -203,7 +203,7 @@ def backend(graph_module: fx.GraphModule, example_inputs: List[Any], options: Op
     """``compile``'s default backend: inductor (``compile_fx``, with ``options`` as its config patches), except for a
     graph in which every tensor comes from a jitvision kernel or is a view. Inductor would compile such a graph to
     the same kernel calls, wrapped in its and AOTAutograd's runtime layers (~30-40 us per call, measured on the
-    timm-style training pipeline: docs/design-notes.md, stop 13), so that graph runs as traced, as the ``eager``
+    timm-style training pipeline: docs/design/compile.md), so that graph runs as traced, as the ``eager``
     backend runs it."""
     if _kernels_only(graph_module):
         return graph_module.forward

@@ -268,6 +268,6 @@ CLASSES: Dict[str, Op] = {
 NOT_OPS = {"Transform", "RandomApplyTransform", "InterpolationMode", "register_kernel"}
 
 
-# Ops whose first fuzz run (the night they were merged) failed, each for a reason still to fix: they run as strict
+# Ops whose fuzz run fails, each for a reason still to fix: they run as strict
 # xfails, so the failure stays visible and an op that gets fixed fails its xfail until it is removed from here.
 FAILING_ON_FIRST_RUN: Set[str] = set()

@@ -486,7 +486,7 @@ def test_functional_does_not_recompile_across_sizes_with_dynamic_shapes(op):
     assert counter.frame_count == 1
 
 
-# ---- the eager image route in Python floats (branch warpfixed) ---------------------------------------------------
+# ---- the eager image route in Python floats --------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("seed", range(3))

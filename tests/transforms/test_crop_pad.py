@@ -479,7 +479,7 @@ def test_bad_input_is_rejected(call, error, match):
         call()
 
 
-# ---- issue 13 regressions ------------------------------------------------------------------------------------
+# ---- edge cases: empty crops, bool masks, padding modes --------------------------------------------------------------
 
 
 @pytest.mark.parametrize("height, width", [(0, 4), (3, 0), (0, 0)])

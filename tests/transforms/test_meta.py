@@ -215,7 +215,7 @@ def test_box_kernels_take_the_format_as_torchvision_does(name, kwargs, format):
         ours(plain, format="XYZW", **kwargs)
 
 
-# ---- issue 13 regressions ------------------------------------------------------------------------------------
+# ---- edge cases of the box functionals -------------------------------------------------------------------------------
 
 
 def test_clamp_functionals_reject_what_torchvision_rejects():

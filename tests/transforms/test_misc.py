@@ -429,7 +429,7 @@ def test_exports_with_dynamic_height_and_width(transform, dtype):
         torch.testing.assert_close(program.module()(image), transform(image))
 
 
-# ---- issue 13 regressions ------------------------------------------------------------------------------------
+# ---- edge cases: convert_image_dtype, scalar mean and std ------------------------------------------------------------
 
 
 def test_convert_image_dtype_scales_every_kind_and_returns_a_plain_tensor_like_torchvision():

@@ -428,7 +428,7 @@ def test_random_resized_crop_runs_under_inductor_on_tv_tensors():
     assert type(out["image"]) is tv_tensors.Image and out["boxes"].canvas_size == (16, 16)
 
 
-# ---- issue 13 regressions ------------------------------------------------------------------------------------
+# ---- edge cases: int sizes, one-column outputs -----------------------------------------------------------------------
 
 
 def test_an_int_size_works_in_every_resize_and_resized_crop_kernel():

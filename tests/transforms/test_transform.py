@@ -138,7 +138,7 @@ def test_calling_without_inputs_is_a_type_error():
         T.RandomHorizontalFlip()()
 
 
-# ---- generator= in DataLoader workers (issue 13) ----------------------------------------------------------------
+# ---- generator= in DataLoader workers --------------------------------------------------------------------------------
 
 
 class _CropDataset(torch.utils.data.Dataset):

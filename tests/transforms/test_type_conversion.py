@@ -216,7 +216,7 @@ def test_to_image_exports_as_a_plain_tensor():
     torch.testing.assert_close(program(image), image)
 
 
-# ---- issue 13 regressions ------------------------------------------------------------------------------------
+# ---- edge cases of the conversions -----------------------------------------------------------------------------------
 
 
 def test_pil_to_tensor_passes_plain_tensors_through_like_torchvision():

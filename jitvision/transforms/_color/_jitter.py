@@ -2,7 +2,7 @@
 
 Eager single samples run the drawn adjustments in the drawn order as a Python loop (only the ones configured).
 Under torch.compile/export and on batches (each sample its own order) the order stays a tensor: see
-``_jitter_select`` and docs/design-notes.md ("Photometric: ColorJitter's random order").
+``_jitter_select`` and docs/design/policies.md ("ColorJitter's random order").
 """
 
 import numbers
@@ -160,7 +160,7 @@ def _branch(index: int) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
 def _jitter_cond(image: torch.Tensor, order: torch.Tensor, factors: torch.Tensor, present: List[bool]) -> torch.Tensor:
     """ColorJitter on one sample under torch.compile/export: at each of the 4 positions a chain of ``torch.cond``
     runs the one configured adjustment the drawn order puts there (measured faster than ``_jitter_select`` with
-    inductor; see docs/design-notes.md)."""
+    inductor; see docs/design/policies.md)."""
     ops = [index for index in range(4) if present[index]]
 
     def chain(op: torch.Tensor, rest: List[int]) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
