@@ -35,7 +35,7 @@ KINDS: Tuple[str, ...] = (
 # ``detection-batch`` two detection samples with 3 and 1 objects (batch_samples).
 BATCH_KINDS: Tuple[str, ...] = ("batch", "batch-tensor", "detection-batch")
 # What MixUp and CutMix take: a batch [2, C, H, W] and its labels [2] (class indices), as one tuple. The batch is
-# a plain tensor (``labelled-tensor``; scripted, the class mixes with its ``mix(images, labels)`` method), an Image
+# a plain tensor (``labelled-tensor``; scripted, the class is called with the two as arguments), an Image
 # (``labelled-Image``) or a BatchedImages, whose samples draw their own mix (``labelled-batch``).
 LABELLED_KINDS: Tuple[str, ...] = ("labelled-tensor", "labelled-Image", "labelled-batch")
 ALL_KINDS: Tuple[str, ...] = (*KINDS, "PIL", "boxes", "points", *BATCH_KINDS, *LABELLED_KINDS)

@@ -313,6 +313,8 @@ class RandomOrder(_RandomContainer):
         order = params["order"]
         if is_tracing():
             return self._traced_orders(sample, order, batch)
+        if batch:
+            return self._batch_orders(sample, order)
         keys = list(range(len(self.transforms)))
         for position in range(len(keys)):
             sample = switch(order[..., position], keys, lambda key, x: self._call(key, x, batch), (sample,), False)
@@ -360,6 +362,50 @@ class RandomOrder(_RandomContainer):
 
     def _script_choose(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor], batch: bool) -> torch.Tensor:
         order = params["order"]
+        if batch:
+            return self._batch_orders(inpt, order)
         for position in range(order.shape[-1]):
-            inpt = self._script_pick(inpt, order[..., position], batch)
+            inpt = self._script_pick(inpt, order[..., position], False)
         return inpt
+
+    def _batch_orders(self, images: torch.Tensor, order: torch.Tensor) -> torch.Tensor:
+        """A plain batch, each row in its own order ``order[row]`` (eager and TorchScript): position by position, the
+        rows of each state that draw the same step run through it as one group (in row order, as a per-position
+        grouping would). Groups whose results have the same shape merge into one state, so steps that change the
+        shape (a Pad) work as long as every order ends in the same shape."""
+        rows_total = images.shape[0]
+        members: List[torch.Tensor] = [torch.ones([rows_total], dtype=torch.bool, device=images.device)]
+        values: List[torch.Tensor] = [images]
+        for position in range(order.shape[-1]):
+            drawn = order[:, position]
+            next_members: List[torch.Tensor] = []
+            next_values: List[torch.Tensor] = []
+            for state in range(len(values)):
+                for key, transform in enumerate(self.transforms):
+                    chosen = members[state] & (drawn == key)
+                    rows = chosen.nonzero().squeeze(1)
+                    if rows.numel() > 0:
+                        part = values[state].index_select(0, rows)
+                        if hasattr(transform, "forward_batch"):
+                            part = transform.forward_batch(part)
+                        else:
+                            part = transform(part)
+                        target = -1
+                        for index in range(len(next_values)):
+                            known = next_values[index]
+                            if known.shape[1:] == part.shape[1:] and known.dtype == part.dtype:
+                                target = index
+                        if target < 0:
+                            next_values.append(part.new_empty([rows_total] + list(part.shape[1:])))
+                            next_members.append(torch.zeros_like(chosen))
+                            target = len(next_values) - 1
+                        next_values[target].index_copy_(0, rows, part)
+                        next_members[target] = next_members[target] | chosen
+            members, values = next_members, next_values
+        if len(values) > 1:
+            shapes = [str(value.shape[1:]) for value in values]
+            raise ValueError(
+                "RandomOrder: the orders drawn for the rows of a batch give different shapes (" + ", ".join(shapes)
+                + "), which one batch cannot hold"
+            )
+        return values[0]

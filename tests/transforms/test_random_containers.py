@@ -290,3 +290,29 @@ def test_orders_of_different_shapes_refuse_compile_and_export_naming_random_orde
         compiled(image)
     with pytest.raises(ValueError, match="RandomOrder: under torch.compile/torch.export every order"):
         torch.export.export(transform, (image,))
+
+
+def test_order_of_shape_changing_steps_on_batches(tmp_path):
+    # Each row draws its own order: eager (BatchedImages, forward_batch), scripted and compiled forward_batch agree,
+    # and every row is what its drawn order gives it alone.
+    transform = T.RandomOrder(_shape_changing_steps())
+    images = make_image(8, 10, batch=(8,))
+    torch.manual_seed(2)
+    out = transform(tv_tensors.BatchedImages(images))
+    assert type(out) is tv_tensors.BatchedImages and out.shape == (8, 3, 8, 14)
+    torch.manual_seed(2)
+    params = transform._draw_batch(8, 8, 10, images.device)
+    assert len({tuple(row) for row in params["order"].tolist()}) == 2
+    for i in range(8):
+        row = {key: value[i] for key, value in params.items()}
+        assert torch.equal(out[i].as_subclass(torch.Tensor), transform.transform(images[i], row))
+    loaded = script_roundtrip(transform, tmp_path)
+    compiled, counter = compile_counted(lambda x: transform.forward_batch(x))
+    for run in (loaded.forward_batch, compiled):
+        torch.manual_seed(2)
+        assert torch.equal(run(images), out.as_subclass(torch.Tensor))
+    assert counter.frame_count == 1
+    ragged = T.RandomOrder([T.Pad([4, 0, 0, 0]), T.Resize(6)])
+    with pytest.raises(ValueError, match="RandomOrder: the orders drawn for the rows of a batch"):
+        for _ in range(10):  # until two rows draw different orders
+            ragged.forward_batch(images)
