@@ -353,6 +353,26 @@ CLASS_CASES: Dict[str, Case] = {
 }
 
 
+def _shape_changing_steps(T: ModuleType) -> Dict[str, Any]:
+    """Steps of which one changes the shape; both orders give the same output size (3 x H x (W + 4))."""
+    return {"transforms": [T.Pad([4, 0, 0, 0]), T.RandomHorizontalFlip(p=1.0)]}
+
+
+# RandomRotation(expand=True) refuses batches (every sample would come out in its own size).
+_EXPAND_BATCH = ByDesign(
+    "eager",
+    ("batch", "batch-tensor", "detection-batch"),
+    "expand=True gives every sample its own output size",
+    "with expand=True every sample of a batch would come out in its own size",
+)
+
+# Further cases of a class, each a row of its own under its label (which names the class): ``--ops Class`` runs
+# them with the class's own row. The label takes no comma (``--ops`` splits on commas).
+CLASS_VARIANTS: Dict[str, Dict[str, Case]] = {
+    "RandomRotation": {"RandomRotation(expand)": Case({"degrees": 30, "expand": True}, by_design=(_EXPAND_BATCH,))},
+    "RandomOrder": {"RandomOrder(shape-changing)": Case(_shape_changing_steps, by_design=_RAGGED_TRACED)},
+}
+
 # ---- inputs ---------------------------------------------------------------------------------------------------
 
 

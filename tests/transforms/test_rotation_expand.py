@@ -129,3 +129,15 @@ def test_scripted_expand_still_follows_the_angle(tmp_path):
 def test_batches_are_still_refused_naming_the_class():
     with pytest.raises(ValueError, match="RandomRotation: expand=True"):
         T.RandomRotation(45, expand=True)(tv_tensors.BatchedImages(make_image(H, W, batch=(2,))))
+
+
+def test_compiled_pipeline_resizes_the_expanded_image():
+    pipeline = T.Compose([T.RandomRotation(30, expand=True), T.Resize((24, 24)), T.RandomHorizontalFlip()])
+    image = make_image(48, 64)
+    compiled, counter = compile_counted(pipeline)
+    for seed in range(4):
+        torch.manual_seed(seed)
+        expected = pipeline(image)
+        torch.manual_seed(seed)
+        assert torch.equal(compiled(image), expected)
+    assert counter.frame_count == 1
