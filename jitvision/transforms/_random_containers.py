@@ -14,7 +14,7 @@ batches) are split into samples and put back together in eager code, and raise u
 """
 
 import functools
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Union
 
 import torch
 from torch import nn
@@ -55,10 +55,11 @@ def _run_batch(transform: Any, images: torch.Tensor) -> torch.Tensor:
 
 class _OrderState:
     """RandomOrder's traced form (``_traced_orders``): the sample after the drawn order's first steps, given that
-    the drawn prefix is one of ``prefixes``, which ``condition`` states as a tensor (None: always)."""
+    the drawn prefix is one of the prefixes this state stands for, which ``condition`` states as a tensor (None:
+    always). ``used`` holds the sets of steps those prefixes applied (what tells which steps may come next)."""
 
-    def __init__(self, prefixes: List[Tuple[int, ...]], condition: Optional[torch.Tensor], value: Any) -> None:
-        self.prefixes = prefixes
+    def __init__(self, used: Set[FrozenSet[int]], condition: Optional[torch.Tensor], value: Any) -> None:
+        self.used = used
         self.condition = condition
         self.value = value
 
@@ -106,7 +107,7 @@ def _merge_layouts(candidates: List[_OrderState]) -> List[_OrderState]:
             layouts.append(layout)
     merged: List[_OrderState] = []
     for group in groups:
-        prefixes = [prefix for member in group for prefix in member.prefixes]
+        used = {steps for member in group for steps in member.used}
         if len(groups) == 1:
             condition: Optional[torch.Tensor] = None  # every drawn order ends up here
         else:
@@ -121,7 +122,7 @@ def _merge_layouts(candidates: List[_OrderState]) -> List[_OrderState]:
             return out
 
         values = [member.value for member in group]
-        merged.append(_OrderState(prefixes, condition, pytree.tree_map(pick, *values, is_leaf=sample_leaf)))
+        merged.append(_OrderState(used, condition, pytree.tree_map(pick, *values, is_leaf=sample_leaf)))
     return merged
 
 
@@ -325,38 +326,36 @@ class RandomOrder(_RandomContainer):
         """Every order computed as a tree of prefixes, states of the same layout merged by a select.
 
         A state stands for the sample after the drawn order's first ``position`` steps, given that the drawn prefix
-        is one of ``prefixes``; ``condition`` (None: always) says so as a tensor (``[]``, or ``[B]`` per row). Each
-        state goes through every step its prefixes have not used yet; the results of one layout (shapes, dtypes,
-        canvas sizes) merge into one state, each row keeping its own. With shape-preserving steps every position
-        merges into one state (n * n applications); a shape-changing step keeps its results apart until the
-        shapes meet again (RandomOrder([Pad, Flip]): 4 applications). Orders that end in different layouts have
-        no single traced output.
+        is one of those it stands for; ``condition`` (None: always) says so as a tensor (``[]``, or ``[B]`` per
+        row). Each state goes through every step that one of its prefixes has not applied yet; the results of one
+        layout (shapes, dtypes, canvas sizes) merge into one state, each row keeping its own. With shape-preserving
+        steps every position merges into one state (n * n applications); a shape-changing step keeps its results
+        apart until the shapes meet again (RandomOrder([Pad, Flip]): 4 applications). Orders that end in different
+        layouts have no single traced output.
 
         A select, not torch.cond: the same transform inside the branches of consecutive conds failed to trace under
         dynamic shapes (dynamo: "lift_tracked_freevar_to_input should not be called on root SubgraphTracer")."""
         count = len(self.transforms)
-        states: List[_OrderState] = [_OrderState([()], None, sample)]
+        states: List[_OrderState] = [_OrderState({frozenset()}, None, sample)]
         for position in range(count):
             drawn = order[..., position]
             candidates: List[_OrderState] = []
             for state in states:
                 for key in range(count):
-                    prefixes = [prefix + (key,) for prefix in state.prefixes if key not in prefix]
-                    if not prefixes:
+                    used = {steps | {key} for steps in state.used if key not in steps}
+                    if not used:
                         continue
                     condition = drawn == key
                     if state.condition is not None:
                         condition = condition & state.condition
-                    candidates.append(_OrderState(prefixes, condition, self._call(key, state.value, batch)))
+                    candidates.append(_OrderState(used, condition, self._call(key, state.value, batch)))
             states = _merge_layouts(candidates)
         if len(states) > 1:
-            layouts = "; ".join(
-                f"orders {sorted(state.prefixes)} give {_describe_layout(state.value)}" for state in states
-            )
+            layouts = "; ".join(_describe_layout(state.value) for state in states)
             raise ValueError(
                 "RandomOrder: under torch.compile/torch.export every order of the transforms must give outputs of "
                 "the same shapes (and canvas sizes), because the traced graph computes the orders and selects the "
-                f"drawn one; these orders do not: {layouts}. Eager and TorchScript run only the drawn order"
+                f"drawn one; these orders end in {layouts}. Eager and TorchScript run only the drawn order"
             )
         return states[0].value
 
