@@ -2,8 +2,9 @@
 
 Eager code reads the angle back and calls ``F.rotate`` (torchvision's sizes: ``expanded_size`` for images and
 masks, ``_points_expanded_canvas`` for the canvas of boxes and keypoints, which can differ from the image's by a
-pixel, as in torchvision). Traced, the same arithmetic runs on the angle tensor (float64 for the image size,
-float32 with the 1e-4 tolerance for the points' canvas) and the sizes reach the kernels through
+pixel, as in torchvision: the image turns about its centre by the angle modulo 360, the points about the absolute
+centre by the angle itself). Traced, the same float32 arithmetic runs on the angle tensor and the sizes reach the
+kernels through
 ``_drawn.ints_of``: unbacked symbolic sizes, one graph, no recompiles as the angle changes. The sizes are read once
 per call (memoised in the params), so the image and its masks share one pair of symbols, the boxes and keypoints
 another.
@@ -30,42 +31,15 @@ IMAGE_SIZE = "expanded_size"  # params keys of the drawn [height, width] pairs
 CANVAS_SIZE = "expanded_canvas"
 
 
-def _truncated(value: torch.Tensor) -> torch.Tensor:
-    """``_warp._truncated`` on a float64 tensor: toward zero to a multiple of 1e-4, a value that is the float of a
-    multiple staying itself."""
-    multiple = (value * 10000.0).trunc()
-    step = torch.where(value > 0.0, 1.0, -1.0).to(value.dtype)
-    return torch.where((multiple + step) / 10000.0 == value, multiple + step, multiple) / 10000.0
-
-
-def expanded_image_size(angle: torch.Tensor, centred: List[float], height: int, width: int) -> torch.Tensor:
-    """``[height, width]`` (int64) of an image rotated by ``angle`` degrees (a 0-d tensor, already ``% 360``) with
-    ``expand``: ``expanded_size(rotation_inverse_list(angle, centred), width, height)`` in float64 tensor ops, the
-    same operations in the same order."""
-    rot = -angle.double() * _DEG
-    cos, sin = torch.cos(rot), torch.sin(rot)
-    a, b, d, e = cos, sin, -sin, cos
-    c = centred[0] - a * centred[0] - b * centred[1]
-    f = centred[1] - d * centred[0] - e * centred[1]
-    half_w, half_h = 0.5 * width, 0.5 * height
-    x = torch.tensor([-1.0, 1.0, 1.0, -1.0], dtype=torch.float64, device=angle.device) * half_w
-    y = torch.tensor([-1.0, -1.0, 1.0, 1.0], dtype=torch.float64, device=angle.device) * half_h
-    xs = a * x + b * y + c + half_w
-    ys = d * x + e * y + f + half_h
-    new_w = _truncated(xs.amax()).ceil() - _truncated(xs.amin()).floor()
-    new_h = _truncated(ys.amax()).ceil() - _truncated(ys.amin()).floor()
-    return torch.stack([new_h, new_w]).to(torch.int64)
-
-
-def expanded_canvas(angle: torch.Tensor, center: List[float], canvas_size: List[int]) -> torch.Tensor:
-    """``[height, width]`` (int64) of the canvas of boxes/keypoints rotated by ``angle`` with ``expand``:
-    ``_points_expanded_canvas``'s eager arithmetic (the matrix in float64, the corners in float32, the 1e-4
-    tolerance) on a tensor angle."""
+def _expanded_extent(angle: torch.Tensor, center: List[float], height: int, width: int) -> torch.Tensor:
+    """``[height, width]`` (int64) of the bounding box of a ``height`` x ``width`` canvas turned by ``angle`` degrees
+    (a 0-d tensor) about ``center``, as eager code computes it: the inverse matrix in float64 with torchvision's
+    association of the translation terms, the corners (``+-half`` the size) moved in float32 by a matmul, each
+    bound truncated to a multiple of 1e-4 before the ceil/floor."""
     rot = -angle.double() * _DEG
     cos, sin = torch.cos(rot), torch.sin(rot)
     cx, cy = center[0], center[1]
     m = torch.stack([cos, sin, (cos * -cx + sin * -cy) + cx, -sin, cos, (-sin * -cx + cos * -cy) + cy])
-    height, width = canvas_size[0], canvas_size[1]
     half_w, half_h = 0.5 * width, 0.5 * height
     signs = torch.tensor([[-1.0, -1.0], [-1.0, 1.0], [1.0, 1.0], [1.0, -1.0]], device=angle.device)
     halves = torch.stack([torch.full_like(rot, half_w), torch.full_like(rot, half_h)]).to(torch.float32)
@@ -76,6 +50,20 @@ def expanded_canvas(angle: torch.Tensor, center: List[float], canvas_size: List[
     low = ((low + halves) * (1.0 / 1e-4)).trunc() * 1e-4
     size = high.ceil() - low.floor()  # [width, height]
     return torch.stack([size[1], size[0]]).to(torch.int64)
+
+
+def expanded_image_size(angle: torch.Tensor, centred: List[float], height: int, width: int) -> torch.Tensor:
+    """``[height, width]`` of an image rotated by ``angle`` (already ``% 360``) with ``expand``: eager's
+    ``expanded_size(rotation_inverse_list(angle, centred), width, height)`` on a tensor angle (``centred``: the
+    centre relative to the image's centre)."""
+    return _expanded_extent(angle, centred, height, width)
+
+
+def expanded_canvas(angle: torch.Tensor, center: List[float], canvas_size: List[int]) -> torch.Tensor:
+    """``[height, width]`` of the canvas of boxes/keypoints rotated by ``angle`` with ``expand``: eager's
+    ``_points_expanded_canvas(angle, center, canvas_size)`` on a tensor angle (``center`` absolute, the angle not
+    reduced modulo 360, as there)."""
+    return _expanded_extent(angle, center, canvas_size[0], canvas_size[1])
 
 
 def _memo(params: Dict[str, Any], key: str, compute: Any) -> List[int]:
