@@ -180,7 +180,7 @@ def test_mixup_and_cutmix_are_audited_on_labelled_batches():
     )
     for op in ("MixUp", "CutMix"):
         assert _cell(result, op, "labelled-tensor", "eager")["status"] == "pass"
-        assert _cell(result, op, "labelled-tensor", "script")["status"] == "pass"  # through mix(images, labels)
+        assert _cell(result, op, "labelled-tensor", "script")["status"] == "pass"  # called with (images, labels)
         assert _cell(result, op, "labelled-batch", "script")["status"] == "n/a"
         assert _rows(result, op, "labelled-batch")[0]["random"] is True
     theirs = audit.run_audit("torchvision", ops=["MixUp"], kinds=["labelled-tensor"], modes=["eager", "script"])

@@ -35,7 +35,7 @@ KINDS: Tuple[str, ...] = (
 # ``detection-batch`` two detection samples with 3 and 1 objects (batch_samples).
 BATCH_KINDS: Tuple[str, ...] = ("batch", "batch-tensor", "detection-batch")
 # What MixUp and CutMix take: a batch [2, C, H, W] and its labels [2] (class indices), as one tuple. The batch is
-# a plain tensor (``labelled-tensor``; scripted, the class mixes with its ``mix(images, labels)`` method), an Image
+# a plain tensor (``labelled-tensor``; scripted, the class is called with the two as arguments), an Image
 # (``labelled-Image``) or a BatchedImages, whose samples draw their own mix (``labelled-batch``).
 LABELLED_KINDS: Tuple[str, ...] = ("labelled-tensor", "labelled-Image", "labelled-batch")
 ALL_KINDS: Tuple[str, ...] = (*KINDS, "PIL", "boxes", "points", *BATCH_KINDS, *LABELLED_KINDS)
@@ -352,6 +352,28 @@ CLASS_CASES: Dict[str, Case] = {
     "RandomOrder": Case(_random_steps, kinds=_PHOTOMETRIC_CLASS_KINDS, by_design=_RAGGED_TRACED),
 }
 
+
+def _shape_changing_steps(T: ModuleType) -> Dict[str, Any]:
+    """Steps of which one changes the shape; every order gives the same output size (3 x (H + 2) x (W + 4)) and
+    the orders differ in where the padding ends. Three steps: the orders of two drawn right after seeding 0 come
+    out the same 13 times in a row (torch's first uniforms from that seed), which reads as a frozen draw."""
+    return {"transforms": [T.Pad([4, 2, 0, 0]), T.RandomHorizontalFlip(p=1.0), T.RandomVerticalFlip(p=1.0)]}
+
+
+# RandomRotation(expand=True) refuses batches (every sample would come out in its own size).
+_EXPAND_BATCH = ByDesign(
+    "eager",
+    ("batch", "batch-tensor", "detection-batch"),
+    "expand=True gives every sample its own output size",
+    "with expand=True every sample of a batch would come out in its own size",
+)
+
+# Further cases of a class, each a row of its own under its label (which names the class): ``--ops Class`` runs
+# them with the class's own row. The label takes no comma (``--ops`` splits on commas).
+CLASS_VARIANTS: Dict[str, Dict[str, Case]] = {
+    "RandomRotation": {"RandomRotation(expand)": Case({"degrees": 30, "expand": True}, by_design=(_EXPAND_BATCH,))},
+    "RandomOrder": {"RandomOrder(shape-changing)": Case(_shape_changing_steps, by_design=_RAGGED_TRACED)},
+}
 
 # ---- inputs ---------------------------------------------------------------------------------------------------
 

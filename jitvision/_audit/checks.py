@@ -59,11 +59,10 @@ def _call_forward_batch(x: Any, transform: Any) -> Any:
 
 
 def _call_mix(loaded: Any) -> Callable[[Any], Any]:
-    """A scripted MixUp/CutMix mixes with its exported ``mix(images, labels)`` (a module's forward takes one
-    tensor in TorchScript)."""
+    """A scripted MixUp/CutMix is called as in Python, with the batch and the labels as two arguments."""
 
     def call(x: Any) -> Any:
-        return loaded.mix(*x)
+        return loaded(*x)
 
     return call
 
@@ -328,8 +327,6 @@ class CaseChecks:
             return failed(f"{fallback}; {reason}" if fallback else reason)
         scripted_fn = loaded.forward_batch if self.kind == "batch-tensor" else loaded
         if self.kind in LABELLED_KINDS:
-            if not hasattr(loaded, "mix"):
-                return failed("the scripted module has no mix(images, labels) method, and its forward takes one tensor")
             scripted_fn = _call_mix(loaded)
         try:
             out = _seeded(scripted_fn, self.x)

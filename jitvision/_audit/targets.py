@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional
 
 import torch
 
-from .cases import CLASS_CASES, FUNCTIONAL_CASES, Case
+from .cases import CLASS_CASES, CLASS_VARIANTS, FUNCTIONAL_CASES, Case
 
 KNOWN_TARGETS = {
     "jitvision": ("jitvision.transforms", "jitvision.tv_tensors"),
@@ -87,6 +87,8 @@ def _class_entries(transforms: ModuleType) -> tuple[List[Entry], List[Dict[str, 
             continue
         if name in CLASS_CASES:
             entries.append(Entry(name, "class", obj, CLASS_CASES[name]))
+            for label, case in CLASS_VARIANTS.get(name, {}).items():
+                entries.append(Entry(label, "class", obj, case, [name]))
         else:
             skipped.append({"api": "class", "name": name, "reason": "no audit case"})
     return entries, skipped

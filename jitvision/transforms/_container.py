@@ -101,6 +101,13 @@ class Compose(Transform):
     def __prepare_scriptable__(self) -> "Compose":
         """What ``torch.jit.script`` compiles: a shallow copy (same class and transforms, this module unchanged)
         holding ``_script_prefix``, the fused native prefix or a no-op (``_script_fusion``: a choice made now)."""
+        for position, transform in enumerate(self.transforms):
+            if getattr(transform, "_scripted_pair", False):  # MixUp/CutMix: (images, labels) -> (images, labels)
+                name = type(transform).__name__
+                raise TypeError(
+                    f"Compose: step {position} ({name}) takes and returns (images, labels) when scripted, which a "
+                    f"scripted Compose cannot chain; script the {name} alone and call it with (images, labels)"
+                )
         clone = copy.copy(self)
         clone._modules = dict(self._modules)
         clone._modules["_script_prefix"] = script_prefix(tuple(self.transforms))

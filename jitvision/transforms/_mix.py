@@ -7,8 +7,10 @@ As torchvision: called on ``(images, labels)`` (or a sample whose labels ``label
 for the whole batch. Given a ``BatchedImages``/``BatchedVideos``, each sample draws its own lambda (and box).
 
 The lambda and the box are tensors (the box mixes through a mask), so a compiled MixUp/CutMix is one graph and
-stays random. TorchScript: a module has one tensor input, so the scripted class mixes with ``mix(images, labels)``
-(exported); its ``forward`` raises.
+stays random. TorchScript: the scripted class takes the plain batch and the labels as two arguments and returns
+both, ``images, labels = torch.jit.script(MixUp(num_classes=10))(images, labels)`` (its exported
+``mix(images, labels)`` is the same), with the draw eager code makes for a plain ``(images, labels)`` tuple, so a
+seed gives the same result in both.
 """
 
 import functools
@@ -30,7 +32,8 @@ from .functional._erase import box_mask
 
 class _MixTransform(Transform):
     num_classes: Optional[int]
-    __jit_ignored_attributes__ = ["generator", "_labels_getter"]
+    __jit_ignored_attributes__ = ["generator", "_labels_getter", "_scripted_pair"]
+    _scripted_pair = True  # scripted, forward takes and returns (images, labels): a scripted Compose refuses it
 
     def __init__(
         self,
@@ -150,10 +153,20 @@ class _MixTransform(Transform):
     def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return self._mix_images(inpt, params)
 
-    def forward(self, inpt: torch.Tensor) -> torch.Tensor:
+    def forward(
+        self, inpt: torch.Tensor, labels: Optional[torch.Tensor] = None
+    ) -> Tuple[torch.Tensor, torch.Tensor]:
+        """``(images, labels)`` mixed. In Python ``inpt`` is any sample (``t(images, labels)`` packs the two into a
+        tuple, as torchvision's); scripted, the module is called ``t(images, labels)`` on a plain batch and returns
+        the mixed pair (the same as ``t.mix(images, labels)``)."""
         if torch.jit.is_scripting():
-            raise RuntimeError("MixUp/CutMix: a scripted module mixes with mix(images, labels), not forward")
-        return self._forward_sample(inpt)
+            if labels is None:
+                raise ValueError(
+                    self._owner() + ": a scripted " + self._owner() + " is called with (images, labels) and returns "
+                    "both; it got no labels"
+                )
+            return self.mix(inpt, labels)
+        return self._forward_sample(inpt if labels is None else (inpt, labels))
 
     @torch.jit.export
     def mix(self, images: torch.Tensor, labels: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
@@ -215,7 +228,11 @@ def _no_labels(inputs: Any) -> None:
 
 class MixUp(_MixTransform):
     """MixUp (Zhang et al.): ``lam * x + (1 - lam) * x.roll(1, 0)`` for images and labels, ``lam`` ~
-    Beta(alpha, alpha). See the module docstring for inputs, batches and the compilers."""
+    Beta(alpha, alpha). See the module docstring for inputs, batches and the compilers.
+
+    Called as torchvision's: ``images, labels = mixup(images, labels)`` (``[B, C, H, W]`` and ``[B]`` class
+    indices, or ``[B, num_classes]``). Scripted, the same call: ``scripted = torch.jit.script(mixup)``, then
+    ``images, labels = scripted(images, labels)`` on plain tensors; it saves and loads with ``torch.jit.save``."""
 
     def _owner(self) -> str:
         return "MixUp"
@@ -232,7 +249,11 @@ class MixUp(_MixTransform):
 
 class CutMix(_MixTransform):
     """CutMix (Yun et al.): a box of area ``(1 - lam)`` (clipped to the image) is pasted from ``x.roll(1, 0)``;
-    the labels mix with the area actually pasted. See the module docstring for inputs, batches and the compilers."""
+    the labels mix with the area actually pasted. See the module docstring for inputs, batches and the compilers.
+
+    Called as torchvision's: ``images, labels = cutmix(images, labels)``. Scripted, the same call:
+    ``scripted = torch.jit.script(cutmix)``, then ``images, labels = scripted(images, labels)`` on plain tensors;
+    it saves and loads with ``torch.jit.save``."""
 
     def _owner(self) -> str:
         return "CutMix"

@@ -5,23 +5,27 @@ through ``_random.switch``: a Python branch in eager code (only the chosen trans
 under torch.compile/export for a plain tensor (a per-leaf select when the sample holds tv_tensors or nested
 containers: every candidate runs, so they must give the same shapes), rows grouped by choice on an eager batch and a
 per-row select on a traced one. TorchScript (plain tensors) branches on the drawn values over the ``ModuleList``.
+RandomOrder under torch.compile/export computes the orders as a tree of prefixes whose states of the same layout
+merge (``_traced_orders``), so steps that change the shape (a Pad) trace when every order ends in the same shapes.
 
 The classes script when their transforms do (unlike torchvision's RandomChoice/RandomOrder). Batches: a dense batch
 (``BatchedImages``/``BatchedVideos`` or ``forward_batch``) draws per sample; other batch samples (detection
 batches) are split into samples and put back together in eager code, and raise under torch.compile/export.
 """
 
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+import functools
+from typing import Any, Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Union
 
 import torch
 from torch import nn
+from torch.fx.experimental.symbolic_shapes import statically_known_true
 from torch.utils import _pytree as pytree
 
 from ..tv_tensors import BatchedImages, BatchedVideos, batch_samples, unbatch_samples, wrap
 from ..tv_tensors._batch_pytree import sample_leaf
 from ._batch import is_batch_leaf
 from ._container import _PythonStep
-from ._random import draw_coins, switch, uniform
+from ._random import draw_coins, switch, uniform, where_rows
 from ._transform import Transform
 from .functional._dispatch import device_copy, is_tracing, unwrap
 
@@ -47,6 +51,85 @@ def _run_batch(transform: Any, images: torch.Tensor) -> torch.Tensor:
     """A transform on a plain ``[B, ...]`` batch, per-sample draws where it has ``forward_batch``."""
     forward_batch = getattr(transform, "forward_batch", None)
     return forward_batch(images) if forward_batch is not None else transform(images)
+
+
+class _OrderState:
+    """RandomOrder's traced form (``_traced_orders``): the sample after the drawn order's first steps, given that
+    the drawn prefix is one of the prefixes this state stands for, which ``condition`` states as a tensor (None:
+    always). ``used`` holds the sets of steps those prefixes applied (what tells which steps may come next)."""
+
+    def __init__(self, used: Set[FrozenSet[int]], condition: Optional[torch.Tensor], value: Any) -> None:
+        self.used = used
+        self.condition = condition
+        self.value = value
+
+
+@torch.jit.unused
+def _layout(sample: Any) -> List[Any]:
+    """What must agree between two results for a select to merge them: the nesting, and per tensor leaf its type,
+    dtype, shape and canvas size (the leaves' values may differ)."""
+    leaves, spec = pytree.tree_flatten(sample, is_leaf=sample_leaf)
+    layout: List[Any] = [spec]
+    for leaf in leaves:
+        if isinstance(leaf, torch.Tensor):
+            canvas = getattr(leaf, "canvas_size", None)
+            layout.append((type(leaf), leaf.dtype, list(leaf.shape), None if canvas is None else list(canvas)))
+        else:
+            layout.append(None)
+    return layout
+
+
+@torch.jit.unused
+def _known_same(a: Any, b: Any) -> bool:
+    """``a == b`` for layouts, sizes compared without a guard: symbolic sizes only when provably equal (a padded
+    width ``s0 + 4`` is never ``s0``; two drawn sizes are not known to be equal)."""
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_known_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, (int, torch.SymInt)) and isinstance(b, (int, torch.SymInt)):
+        return statically_known_true(a == b)
+    return a == b
+
+
+@torch.jit.unused
+def _merge_layouts(candidates: List[_OrderState]) -> List[_OrderState]:
+    """The candidates grouped by layout, each group one state: its values selected row by row by the candidates'
+    conditions (exactly one holds per row), its condition their union."""
+    groups: List[List[_OrderState]] = []
+    layouts: List[List[Any]] = []
+    for candidate in candidates:
+        layout = _layout(candidate.value)
+        for index, known in enumerate(layouts):
+            if _known_same(layout, known):
+                groups[index].append(candidate)
+                break
+        else:
+            groups.append([candidate])
+            layouts.append(layout)
+    merged: List[_OrderState] = []
+    for group in groups:
+        used = {steps for member in group for steps in member.used}
+        if len(groups) == 1:
+            condition: Optional[torch.Tensor] = None  # every drawn order ends up here
+        else:
+            condition = functools.reduce(torch.logical_or, [member.condition for member in group])
+
+        def pick(*leaves: Any, members: List[_OrderState] = group) -> Any:
+            out = leaves[0]
+            if not isinstance(out, torch.Tensor):
+                return out
+            for member, leaf in zip(members[1:], leaves[1:]):
+                out = where_rows(member.condition, leaf, out)
+            return out
+
+        values = [member.value for member in group]
+        merged.append(_OrderState(used, condition, pytree.tree_map(pick, *values, is_leaf=sample_leaf)))
+    return merged
+
+
+@torch.jit.unused
+def _describe_layout(sample: Any) -> str:
+    leaves = pytree.tree_leaves(sample, is_leaf=sample_leaf)
+    return "shapes " + ", ".join(str(list(leaf.shape)) for leaf in leaves if isinstance(leaf, torch.Tensor))
 
 
 class _RandomContainer(Transform):
@@ -229,16 +312,99 @@ class RandomOrder(_RandomContainer):
     @torch.jit.unused
     def _choose(self, sample: Any, params: Dict[str, torch.Tensor], batch: bool) -> Any:
         order = params["order"]
+        if is_tracing():
+            return self._traced_orders(sample, order, batch)
+        if batch:
+            return self._batch_orders(sample, order)
         keys = list(range(len(self.transforms)))
         for position in range(len(keys)):
-            # A select, not torch.cond: the same transform inside the branches of consecutive conds failed to trace
-            # under dynamic shapes (dynamo: "lift_tracked_freevar_to_input should not be called on root
-            # SubgraphTracer"); n transforms cost n * n applications when traced.
             sample = switch(order[..., position], keys, lambda key, x: self._call(key, x, batch), (sample,), False)
         return sample
 
+    @torch.jit.unused
+    def _traced_orders(self, sample: Any, order: torch.Tensor, batch: bool) -> Any:
+        """Every order computed as a tree of prefixes, states of the same layout merged by a select.
+
+        A state stands for the sample after the drawn order's first ``position`` steps, given that the drawn prefix
+        is one of those it stands for; ``condition`` (None: always) says so as a tensor (``[]``, or ``[B]`` per
+        row). Each state goes through every step that one of its prefixes has not applied yet; the results of one
+        layout (shapes, dtypes, canvas sizes) merge into one state, each row keeping its own. With shape-preserving
+        steps every position merges into one state (n * n applications); a shape-changing step keeps its results
+        apart until the shapes meet again (RandomOrder([Pad, Flip]): 4 applications). Orders that end in different
+        layouts have no single traced output.
+
+        A select, not torch.cond: the same transform inside the branches of consecutive conds failed to trace under
+        dynamic shapes (dynamo: "lift_tracked_freevar_to_input should not be called on root SubgraphTracer")."""
+        count = len(self.transforms)
+        states: List[_OrderState] = [_OrderState({frozenset()}, None, sample)]
+        for position in range(count):
+            drawn = order[..., position]
+            candidates: List[_OrderState] = []
+            for state in states:
+                for key in range(count):
+                    used = {steps | {key} for steps in state.used if key not in steps}
+                    if not used:
+                        continue
+                    condition = drawn == key
+                    if state.condition is not None:
+                        condition = condition & state.condition
+                    candidates.append(_OrderState(used, condition, self._call(key, state.value, batch)))
+            states = _merge_layouts(candidates)
+        if len(states) > 1:
+            layouts = "; ".join(_describe_layout(state.value) for state in states)
+            raise ValueError(
+                "RandomOrder: under torch.compile/torch.export every order of the transforms must give outputs of "
+                "the same shapes (and canvas sizes), because the traced graph computes the orders and selects the "
+                f"drawn one; these orders end in {layouts}. Eager and TorchScript run only the drawn order"
+            )
+        return states[0].value
+
     def _script_choose(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor], batch: bool) -> torch.Tensor:
         order = params["order"]
+        if batch:
+            return self._batch_orders(inpt, order)
         for position in range(order.shape[-1]):
-            inpt = self._script_pick(inpt, order[..., position], batch)
+            inpt = self._script_pick(inpt, order[..., position], False)
         return inpt
+
+    def _batch_orders(self, images: torch.Tensor, order: torch.Tensor) -> torch.Tensor:
+        """A plain batch, each row in its own order ``order[row]`` (eager and TorchScript): position by position, the
+        rows of each state that draw the same step run through it as one group (in row order, as a per-position
+        grouping would). Groups whose results have the same shape merge into one state, so steps that change the
+        shape (a Pad) work as long as every order ends in the same shape."""
+        rows_total = images.shape[0]
+        members: List[torch.Tensor] = [torch.ones([rows_total], dtype=torch.bool, device=images.device)]
+        values: List[torch.Tensor] = [images]
+        for position in range(order.shape[-1]):
+            drawn = order[:, position]
+            next_members: List[torch.Tensor] = []
+            next_values: List[torch.Tensor] = []
+            for state in range(len(values)):
+                for key, transform in enumerate(self.transforms):
+                    chosen = members[state] & (drawn == key)
+                    rows = chosen.nonzero().squeeze(1)
+                    if rows.numel() > 0:
+                        part = values[state].index_select(0, rows)
+                        if hasattr(transform, "forward_batch"):
+                            part = transform.forward_batch(part)
+                        else:
+                            part = transform(part)
+                        target = -1
+                        for index in range(len(next_values)):
+                            known = next_values[index]
+                            if known.shape[1:] == part.shape[1:] and known.dtype == part.dtype:
+                                target = index
+                        if target < 0:
+                            next_values.append(part.new_empty([rows_total] + list(part.shape[1:])))
+                            next_members.append(torch.zeros_like(chosen))
+                            target = len(next_values) - 1
+                        next_values[target].index_copy_(0, rows, part)
+                        next_members[target] = next_members[target] | chosen
+            members, values = next_members, next_values
+        if len(values) > 1:
+            shapes = [str(value.shape[1:]) for value in values]
+            raise ValueError(
+                "RandomOrder: the orders drawn for the rows of a batch give different shapes (" + ", ".join(shapes)
+                + "), which one batch cannot hold"
+            )
+        return values[0]

@@ -316,12 +316,6 @@ def test_class_does_not_recompile_across_sizes_with_dynamic_shapes(make):
     assert counter.frame_count == 1
 
 
-def test_random_rotation_expand_under_compile_says_why_it_cannot_trace():
-    compiled, _ = compile_counted(T.RandomRotation(30, expand=True))
-    with pytest.raises(Exception, match="RandomRotation: expand=True"):
-        compiled(make_image(20, 24))
-
-
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("kind", ["uint8", "Image", "Video", "Mask", "CXCYWH", "KeyPoints"])
 def test_functional_compiles_to_one_graph(op, kind):

@@ -93,6 +93,39 @@ def test_mix_compiles_scripts_and_exports(cls_name, tmp_path):
 
 
 @pytest.mark.parametrize("cls_name", ["MixUp", "CutMix"])
+@pytest.mark.parametrize("labels_kind", ["indices", "probabilities"])
+def test_scripted_mix_takes_images_and_labels_like_eager(cls_name, labels_kind, tmp_path):
+    # The real call, t(images, labels), on the scripted module saved and loaded: same output as eager for a seed.
+    images = torch.rand(4, 3, 12, 14)
+    labels = torch.randint(0, 5, (4,))
+    if labels_kind == "probabilities":
+        labels = torch.softmax(torch.rand(4, 5), dim=-1)
+    transform = getattr(T, cls_name)(num_classes=5)
+    loaded = script_roundtrip(transform, tmp_path)
+    for seed in range(4):
+        torch.manual_seed(seed)
+        expected_images, expected_labels = transform(images, labels)
+        torch.manual_seed(seed)
+        mixed_images, mixed_labels = loaded(images, labels)
+        torch.testing.assert_close(mixed_images, expected_images, rtol=0, atol=0)
+        torch.testing.assert_close(mixed_labels, expected_labels, rtol=0, atol=0)
+    assert not torch.equal(mixed_images, images)
+    with pytest.raises(Exception, match=f"{cls_name}: a scripted {cls_name} is called with \\(images, labels\\)"):
+        loaded(images)
+    # Inside a Compose the pair cannot be chained: scripting says so, naming the step.
+    with pytest.raises(TypeError, match=f"Compose: step 1 \\({cls_name}\\)"):
+        torch.jit.script(T.Compose([T.RandomHorizontalFlip(), transform]))
+    # forward takes the pair in export too.
+    program = torch.export.export(transform, (images, labels)).module()
+    torch.manual_seed(7)
+    expected_images, expected_labels = transform(images, labels)
+    torch.manual_seed(7)
+    exported_images, exported_labels = program(images, labels)
+    torch.testing.assert_close(exported_images, expected_images)
+    torch.testing.assert_close(exported_labels, expected_labels)
+
+
+@pytest.mark.parametrize("cls_name", ["MixUp", "CutMix"])
 def test_mix_per_sample_on_batch_types(cls_name):
     images, labels = torch.rand(6, 3, 16, 16), torch.randint(0, 4, (6,))
     factory = getattr(T, cls_name)

@@ -178,3 +178,141 @@ def test_scripted_batch_equals_eager_batch(name, tmp_path):
         actual = loaded.forward_batch(images)
         torch.testing.assert_close(actual, expected)
     assert len({round(o.sum().item(), 4) for o in expected}) > 1  # rows did differ
+
+
+# ---- RandomOrder with steps that change the shape ---------------------------------------------------------------
+
+ORDER_H, ORDER_W = 48, 64
+
+
+def _shape_changing_steps():
+    """A Pad and a flip: each order gives 48 x 68, and the two orders give different pixels (the padding ends on
+    the left or on the right), so an output shows which order ran."""
+    return [T.Pad([4, 0, 0, 0]), T.RandomHorizontalFlip(p=1.0)]
+
+
+def _order_sample(kind):
+    image = make_image(ORDER_H, ORDER_W)
+    points = torch.tensor([[1.0, 2.0], [30.5, 40.0], [63.0, 47.0]])
+    return {
+        "tensor": image,
+        "Image": tv_tensors.Image(image),
+        "Video": tv_tensors.Video(make_image(ORDER_H, ORDER_W, batch=(2,))),
+        "detection": make_detection_sample(ORDER_H, ORDER_W),
+        "keypoints": tv_tensors.KeyPoints(points, canvas_size=(ORDER_H, ORDER_W)),
+    }[kind]
+
+
+def _leaves(out):
+    return [leaf for leaf in torch.utils._pytree.tree_leaves(out) if isinstance(leaf, torch.Tensor)]
+
+
+def _which_order(out, sample):
+    """0 for Pad then flip, 1 for flip then Pad, by comparing every tensor leaf (and canvas size)."""
+    for index, order in enumerate([(0, 1), (1, 0)]):
+        steps = _shape_changing_steps()
+        expected = T.Compose([steps[i] for i in order])(sample)
+        same = all(
+            torch.equal(a.as_subclass(torch.Tensor), b.as_subclass(torch.Tensor))
+            for a, b in zip(_leaves(out), _leaves(expected))
+        )
+        if same and len(_leaves(out)) == len(_leaves(expected)):
+            return index
+    return None
+
+
+ORDER_KINDS = ["tensor", "Image", "Video", "detection", "keypoints"]
+
+
+@pytest.mark.parametrize("kind", ORDER_KINDS)
+def test_order_of_shape_changing_steps_eager_and_compiled(kind):
+    transform = T.RandomOrder(_shape_changing_steps())
+    sample = _order_sample(kind)
+    compiled, counter = compile_counted(transform)
+    seen = set()
+    for seed in range(10):
+        torch.manual_seed(seed)
+        expected = transform(sample)
+        torch.manual_seed(seed)
+        out = compiled(sample)
+        order = _which_order(expected, sample)
+        assert order is not None and _which_order(out, sample) == order, seed
+        seen.add(order)
+        if kind in ("Image", "Video", "keypoints"):
+            assert type(out) is type(sample)
+        if kind == "keypoints":
+            assert tuple(out.canvas_size) == (ORDER_H, ORDER_W + 4)
+        if kind == "detection":
+            assert type(out["boxes"]) is tv_tensors.BoundingBoxes
+            assert tuple(out["boxes"].canvas_size) == (ORDER_H, ORDER_W + 4)
+    assert seen == {0, 1}  # the draw stays live: both orders over the seeds
+    assert counter.frame_count == 1  # one graph, no recompiles
+
+
+@pytest.mark.parametrize("kind", ORDER_KINDS)
+def test_order_of_shape_changing_steps_exports(kind):
+    transform = T.RandomOrder(_shape_changing_steps())
+    sample = _order_sample(kind)
+    # tv_tensor inputs export with dynamo (strict): non-strict export sees them as plain tensors.
+    program = torch.export.export(transform, (sample,), strict=kind != "tensor").module()
+    seen = set()
+    for seed in range(10):
+        torch.manual_seed(seed)
+        order = _which_order(transform(sample), sample)
+        torch.manual_seed(seed)
+        assert _which_order(program(sample), sample) == order, seed
+        seen.add(order)
+    assert seen == {0, 1}
+
+
+def test_order_of_shape_changing_steps_scripts(tmp_path):
+    transform = T.RandomOrder(_shape_changing_steps())
+    image = _order_sample("tensor")
+    loaded = script_roundtrip(transform, tmp_path)
+    seen = set()
+    for seed in range(10):
+        torch.manual_seed(seed)
+        expected = transform(image)
+        torch.manual_seed(seed)
+        torch.testing.assert_close(loaded(image), expected, rtol=0, atol=0)
+        seen.add(_which_order(expected, image))
+    assert seen == {0, 1}
+
+
+def test_orders_of_different_shapes_refuse_compile_and_export_naming_random_order(tmp_path):
+    transform = T.RandomOrder([T.Pad([4, 0, 0, 0]), T.Resize(30)])  # 30 x 44 or 30 x 42
+    image = _order_sample("tensor")
+    shapes = {tuple(transform(image).shape) for _ in range(30)}
+    assert shapes == {(3, 30, 44), (3, 30, 42)}  # eager runs the drawn order
+    assert {tuple(script_roundtrip(transform, tmp_path)(image).shape) for _ in range(30)} == shapes
+    compiled, _ = compile_counted(transform)
+    with pytest.raises(Exception, match="RandomOrder: under torch.compile/torch.export every order"):
+        compiled(image)
+    with pytest.raises(ValueError, match="RandomOrder: under torch.compile/torch.export every order"):
+        torch.export.export(transform, (image,))
+
+
+def test_order_of_shape_changing_steps_on_batches(tmp_path):
+    # Each row draws its own order: eager (BatchedImages, forward_batch), scripted and compiled forward_batch agree,
+    # and every row is what its drawn order gives it alone.
+    transform = T.RandomOrder(_shape_changing_steps())
+    images = make_image(8, 10, batch=(8,))
+    torch.manual_seed(2)
+    out = transform(tv_tensors.BatchedImages(images))
+    assert type(out) is tv_tensors.BatchedImages and out.shape == (8, 3, 8, 14)
+    torch.manual_seed(2)
+    params = transform._draw_batch(8, 8, 10, images.device)
+    assert len({tuple(row) for row in params["order"].tolist()}) == 2
+    for i in range(8):
+        row = {key: value[i] for key, value in params.items()}
+        assert torch.equal(out[i].as_subclass(torch.Tensor), transform.transform(images[i], row))
+    loaded = script_roundtrip(transform, tmp_path)
+    compiled, counter = compile_counted(lambda x: transform.forward_batch(x))
+    for run in (loaded.forward_batch, compiled):
+        torch.manual_seed(2)
+        assert torch.equal(run(images), out.as_subclass(torch.Tensor))
+    assert counter.frame_count == 1
+    ragged = T.RandomOrder([T.Pad([4, 0, 0, 0]), T.Resize(6)])
+    with pytest.raises(ValueError, match="RandomOrder: the orders drawn for the rows of a batch"):
+        for _ in range(10):  # until two rows draw different orders
+            ragged.forward_batch(images)

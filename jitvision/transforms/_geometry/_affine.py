@@ -6,9 +6,9 @@ random without recompiling. PIL images (and leaf types registered by users) go t
 drawn values read back as Python numbers (eager only).
 
 RandomRotation with ``expand=True``: the output size depends on the drawn angle. In eager and TorchScript the
-angle is read back and ``rotate`` runs with it (torchvision's result); under torch.compile/export a random output
-size cannot be one graph, so the call raises a ValueError that says so (draw the angle outside the compiled
-region and call ``F.rotate``, or use ``expand=False``).
+angle is read back and ``rotate`` runs with it (torchvision's result); under torch.compile/export the same sizes
+are computed from the angle tensor and reach the kernels as unbacked symbolic sizes (``_rotate_expand``, through
+``_drawn``): one graph, the angle live, no recompiles. Batches are refused (every sample would get its own size).
 """
 
 import math
@@ -45,6 +45,7 @@ from ..functional._geometry._perspective import (
 from ..functional._geometry._warp import affine_matrix, affine_matrix_values, eager_values, fill_as_list, grid_mode
 from ..functional._meta import get_canvas_size
 from ._pad import fill_for, scripted_fill, setup_fill
+from ._rotate_expand import traced_expanded
 
 # ---- argument checks ----------------------------------------------------------------------------------------
 
@@ -364,11 +365,12 @@ class RandomRotation(_WarpTransform):
     @torch.jit.unused
     def _eager_expanded(self, inpt: Any, params: Dict[str, torch.Tensor]) -> Any:
         if is_tracing():
-            raise ValueError(
-                "RandomRotation: expand=True makes the output size depend on the drawn angle, which cannot be traced "
-                "into one graph; use expand=False under torch.compile/export, or draw the angle outside and call "
-                "F.rotate"
-            )
+            kind = _leaf_kind(inpt)
+            if kind == "other":
+                raise ValueError(f"RandomRotation: {type(inpt).__name__} inputs cannot be traced (Python-only kernel)")
+            mode = "nearest" if kind == "mask" else grid_mode(self._mode_value, "RandomRotation")
+            fill = fill_as_list(fill_for(self._fills, inpt), "RandomRotation")
+            return traced_expanded(self, inpt, kind, params, mode, fill)
         return F.rotate(
             inpt, float(params["angle"]), self.interpolation, True, self._center, fill_for(self._fills, inpt)
         )
