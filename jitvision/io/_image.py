@@ -58,9 +58,14 @@ def image_format(data: torch.Tensor) -> str:
     return "other"
 
 
-def _runtime_to_value(error: RuntimeError, op: str) -> ValueError:
+def native_error(error: Exception, op: str) -> ValueError:
+    """The native decoder's error (a ValueError or RuntimeError whose first line names the native op) as a
+    ValueError naming ``op``, the public function the user called."""
     message = str(error).splitlines()[0] if str(error) else type(error).__name__
-    return ValueError(message if message.startswith(op) else f"{op}: {message}")
+    for native in ("decode_jpeg: ", "decode_png: ", "jpeg_header: "):
+        if message.startswith(native):
+            message = message[len(native) :]
+    return ValueError(f"{op}: {message}")
 
 
 def _decode_jpeg_one(data: torch.Tensor, mode: ImageReadMode, apply_exif: bool, op: str) -> torch.Tensor:
@@ -70,8 +75,8 @@ def _decode_jpeg_one(data: torch.Tensor, mode: ImageReadMode, apply_exif: bool, 
     if _native.DECODE_JPEG:
         try:
             image = torch.ops.jitvision_native.decode_jpeg.default(data, mode.value, [], 1)
-        except RuntimeError as error:  # libjpeg's message, as a ValueError naming the function
-            raise _runtime_to_value(error, op) from None
+        except (RuntimeError, ValueError) as error:  # libjpeg's message, as a ValueError naming the function
+            raise native_error(error, op) from None
     else:
         image = decode_with_pillow(data, mode, op)
     if apply_exif:
@@ -118,8 +123,8 @@ def decode_png(input: torch.Tensor, mode: Any = ImageReadMode.UNCHANGED, apply_e
     if _native.DECODE_PNG:
         try:
             image = torch.ops.jitvision_native.decode_png.default(input, read_mode.value)
-        except RuntimeError as error:
-            raise _runtime_to_value(error, "decode_png") from None
+        except (RuntimeError, ValueError) as error:
+            raise native_error(error, "decode_png") from None
     else:
         if image_format(input) != "png":
             raise ValueError("decode_png: the data is not a PNG file")
@@ -138,7 +143,14 @@ def decode_image(
     decode_png), any other format Pillow reads through Pillow (GIF frames stack as ``[N, C, H, W]`` when there are
     several, as torchvision's). Bytes no decoder reads raise a ValueError naming this function."""
     read_mode = as_read_mode(mode, "decode_image")
-    data = input if isinstance(input, torch.Tensor) else read_file(input)
+    if isinstance(input, torch.Tensor):
+        data = input
+    elif isinstance(input, (str, os.PathLike)):
+        data = read_file(input)
+    else:
+        raise TypeError(
+            f"decode_image: expected the encoded bytes as a 1-D uint8 tensor or a path, got {type(input).__name__}"
+        )
     check_encoded(data, "decode_image")
     kind = image_format(data)
     if kind == "jpeg":

@@ -27,6 +27,7 @@ import torch
 from torch.utils import _pytree as pytree
 
 from .. import _native
+from ..io._image import native_error
 from ..io._mode import ImageReadMode
 from ..tv_tensors import Image
 from ..tv_tensors._encoded import EncodedImage
@@ -55,34 +56,31 @@ def _placeholder(encoded: EncodedImage) -> Image:
     return Image(_ONE.expand(1, height, width))
 
 
-def _decode_error(encoded: EncodedImage, error: RuntimeError, owner: str) -> ValueError:
-    message = str(error).splitlines()[0]
-    return ValueError(f"{owner}: cannot decode the encoded image: {message}{encoded._where()}")
-
-
 def _decode_region(encoded: EncodedImage, region: List[int], scale: int, owner: str) -> torch.Tensor:
     try:
         return torch.ops.jitvision_native.decode_jpeg.default(encoded.data, encoded.mode.value, region, scale)
-    except RuntimeError as error:
-        raise _decode_error(encoded, error, owner) from None
+    except (RuntimeError, ValueError) as error:
+        raise ValueError(f"{native_error(error, owner)}{encoded._where()}") from None
 
 
-def _scale_for(region_size: Tuple[int, int], out_size: List[int], transform: Any) -> int:
-    """The coarsest DCT scale whose decoded region still has at least the output's rows and columns."""
+def _scale_for(region_size: Tuple[int, int], out_size: List[int], transform: Any, max_scale: int = 8) -> int:
+    """The coarsest DCT scale (at most ``max_scale``) whose decoded region still has at least the output's rows and
+    columns."""
     if getattr(transform, "interpolation", None) not in _SCALED_INTERPOLATIONS or transform.antialias is not True:
         return 1
     for scale in _SCALES:
+        if scale > max_scale:
+            continue
         if region_size[0] >= out_size[0] * scale and region_size[1] >= out_size[1] * scale:
             return scale
     return 1
 
 
-def _resized_region(
-    encoded: EncodedImage, box: List[int], out_size: List[int], transform: Any, owner: str
-) -> torch.Tensor:
-    """The region ``box`` = [top, left, height, width] (full-resolution coordinates) resized to ``out_size``."""
+def _scaled_region(encoded: EncodedImage, box: List[int], out_size: List[int], transform: Any, owner: str):
+    """The pixels of ``box`` = [top, left, height, width] (full-resolution coordinates), decoded at the coarsest
+    DCT scale that still covers ``out_size``: a uint8 ``[C, h, w]`` tensor (the region at that scale)."""
     top, left, height, width = box
-    scale = _scale_for((height, width), out_size, transform)
+    scale = _scale_for((height, width), out_size, transform, encoded.max_dct_scale)
     if scale == 1:
         region = [top, left, height, width]
     else:
@@ -93,10 +91,43 @@ def _resized_region(
         y1 = min(max(round((top + height) / scale), y0 + 1), scaled_height)
         x1 = min(max(round((left + width) / scale), x0 + 1), scaled_width)
         region = [y0, x0, y1 - y0, x1 - x0]
-    decoded = Image(_decode_region(encoded, region, scale, owner))
-    if list(decoded.shape[-2:]) == list(out_size):
-        return decoded
-    return F.resize(decoded, out_size, transform.interpolation, None, transform.antialias)
+    return _decode_region(encoded, region, scale, owner)
+
+
+def _finish(
+    region: torch.Tensor,
+    out_size: List[int],
+    transform: Any,
+    flip: Optional[torch.Tensor] = None,
+    mean: Any = None,
+    std: Any = None,
+    to_float: bool = False,
+) -> torch.Tensor:
+    """``region`` resized to ``out_size`` (then flipped, scaled to float and normalised where asked): bilinear
+    antialiased in one native call (``jitvision_native::resized_crop``, torch's uint8 arithmetic, reading the
+    decoder's channels-last layout directly), other interpolations through ``F.resize``."""
+    if transform.interpolation == InterpolationMode.BILINEAR and transform.antialias is True:
+        box = torch.tensor([0, 0, region.shape[-2], region.shape[-1]], dtype=torch.int64)
+        return torch.ops.jitvision_native.resized_crop.default(region, box, flip, out_size, mean, std, to_float)
+    if list(region.shape[-2:]) == list(out_size):
+        return region
+    return F.resize(region, out_size, transform.interpolation, None, transform.antialias)
+
+
+def _resized_region(
+    encoded: EncodedImage, box: List[int], out_size: List[int], transform: Any, owner: str
+) -> torch.Tensor:
+    """The region ``box`` = [top, left, height, width] (full-resolution coordinates) resized to ``out_size``."""
+    return Image(_finish(_scaled_region(encoded, box, out_size, transform, owner), out_size, transform))
+
+
+def _region_decodable(encoded: EncodedImage) -> bool:
+    return (
+        _native.DECODE_JPEG
+        and encoded.format == "jpeg"
+        and encoded.orientation == 1
+        and encoded.mode in _JPEG_MODES
+    )
 
 
 def _fused_image(transform: Any, encoded: EncodedImage, params: dict) -> Optional[torch.Tensor]:
@@ -105,9 +136,7 @@ def _fused_image(transform: Any, encoded: EncodedImage, params: dict) -> Optiona
     from ._geometry._resize import RandomResizedCrop, Resize
     from ._geometry._scale import RandomShortestSize
 
-    if not (_native.DECODE_JPEG and encoded.format == "jpeg" and encoded.orientation == 1):
-        return None
-    if encoded.mode not in _JPEG_MODES:
+    if not _region_decodable(encoded):
         return None
     cls = type(transform)
     owner = cls.__name__
@@ -182,3 +211,41 @@ def _fusable_types() -> tuple:
     from ._geometry._scale import RandomShortestSize
 
     return (RandomResizedCrop, Resize, RandomShortestSize, CenterCrop, RandomCrop)
+
+
+def run_fused_encoded(transforms: Sequence[Any], sample: Any) -> Optional[Tuple[Any, int]]:
+    """Compose's fusion for an EncodedImage: ``RandomResizedCrop`` [+ ``RandomHorizontalFlip``] or ``Resize``, then
+    an optional ``ToDtype(float32, scale=True)`` [+ ``Normalize``], as one region decode and one native
+    ``resized_crop`` call (the flip and the float tail included): ``(output, number of transforms consumed)``, or
+    None (nothing drawn) where the prefix does not fit. The draws are the unfused steps' (the crop's ``_draw``, then
+    the flip's, on their generators), so the output is the step-by-step fused path's, within float rounding."""
+    from ._fusion import _bilinear_antialiased, _float_tail
+    from ._geometry._flip import RandomHorizontalFlip
+    from ._geometry._resize import RandomResizedCrop, Resize
+
+    if type(sample) is not EncodedImage or not transforms or is_tracing() or not _region_decodable(sample):
+        return None
+    if sample.mode is ImageReadMode.UNCHANGED:
+        return None  # the channel count (which Normalize's mean/std must fit) is the file's
+    first = transforms[0]
+    is_crop = type(first) is RandomResizedCrop
+    if not (is_crop or type(first) is Resize) or not _bilinear_antialiased(first):
+        return None
+    flips = is_crop and len(transforms) > 1 and type(transforms[1]) is RandomHorizontalFlip
+    start = 2 if flips else 1
+    tail = _float_tail(transforms, start, 1 if sample.mode is ImageReadMode.GRAY else 3)
+    if tail is None or (tail[3] == start and not flips):
+        return None  # nothing to fuse beyond the first step: the step-by-step path does the same
+    to_float, mean, std, consumed = tail
+    height, width = sample.canvas_size
+    cpu = torch.device("cpu")
+    owner = type(first).__name__
+    if is_crop:
+        box = first._draw(height, width, cpu)["box"].tolist()
+        out_size = list(first.size)
+    else:
+        box = [0, 0, height, width]
+        out_size = _compute_resized_output_size([height, width], first.size, first.max_size, owner)
+    flip = transforms[1]._draw(height, width, cpu)["apply"] if flips else None
+    region = _scaled_region(sample, box, out_size, first, owner)
+    return Image(_finish(region, out_size, first, flip, mean, std, to_float)), consumed

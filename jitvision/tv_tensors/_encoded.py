@@ -17,7 +17,7 @@ import torch
 
 from .. import _native
 from ..io._exif import read_exif_orientation
-from ..io._image import check_encoded, decode_image, image_format, read_file
+from ..io._image import check_encoded, decode_image, image_format, native_error, read_file
 from ..io._mode import ImageReadMode, as_read_mode
 
 
@@ -27,8 +27,8 @@ def _header_size(data: torch.Tensor, kind: str) -> Tuple[int, int]:
     if kind == "jpeg" and _native.DECODE_JPEG:
         try:
             height, width = torch.ops.jitvision_native.jpeg_header.default(data)[:2]
-        except RuntimeError as error:
-            raise ValueError(f"EncodedImage: {str(error).splitlines()[0]}") from None
+        except (RuntimeError, ValueError) as error:
+            raise native_error(error, "EncodedImage") from None
         return int(height), int(width)
     if kind == "png" and data.numel() >= 24:
         width, height = struct.unpack(">II", data[16:24].numpy().tobytes())
@@ -51,10 +51,13 @@ class EncodedImage:
     is decoded, as in ``jitvision.io.decode_image`` (the default ``RGB`` is what ``ImageFolder``'s Pillow loader
     gives). ``canvas_size`` is ``(height, width)`` of the decoded image (after the EXIF orientation, when applied).
     ``EncodedImage.from_file(path)`` reads a file (and remembers the path, which decoding errors name).
-    ``decode()`` returns the whole image as a ``tv_tensors.Image``.
+    ``decode()`` returns the whole image as a ``tv_tensors.Image``. ``max_dct_scale`` (1, 2, 4 or 8): the coarsest
+    DCT scale 1/d a fused resize may decode at; 1 keeps every fused output bit-identical to decode-then-transform.
     """
 
-    __slots__ = ("data", "mode", "apply_exif_orientation", "format", "canvas_size", "orientation", "path")
+    __slots__ = (
+        "data", "mode", "apply_exif_orientation", "format", "canvas_size", "orientation", "path", "max_dct_scale"
+    )
 
     def __init__(
         self,
@@ -62,8 +65,12 @@ class EncodedImage:
         mode: Any = ImageReadMode.RGB,
         apply_exif_orientation: bool = False,
         *,
+        max_dct_scale: int = 8,
         path: Optional[str] = None,
     ) -> None:
+        if max_dct_scale not in (1, 2, 4, 8):
+            raise ValueError(f"EncodedImage: max_dct_scale must be 1, 2, 4 or 8, got {max_dct_scale!r}")
+        self.max_dct_scale = max_dct_scale
         if isinstance(data, (bytes, bytearray, memoryview)):
             data = torch.frombuffer(bytearray(data), dtype=torch.uint8)
         self.data = check_encoded(data, "EncodedImage")
@@ -77,11 +84,16 @@ class EncodedImage:
 
     @classmethod
     def from_file(
-        cls, path: Union[str, "os.PathLike[str]"], mode: Any = ImageReadMode.RGB, apply_exif_orientation: bool = False
+        cls,
+        path: Union[str, "os.PathLike[str]"],
+        mode: Any = ImageReadMode.RGB,
+        apply_exif_orientation: bool = False,
+        *,
+        max_dct_scale: int = 8,
     ) -> EncodedImage:
         path = os.fspath(path)
         try:
-            return cls(read_file(path), mode, apply_exif_orientation, path=path)
+            return cls(read_file(path), mode, apply_exif_orientation, max_dct_scale=max_dct_scale, path=path)
         except ValueError as error:
             raise ValueError(f"{error} (file {path})") from None
 
