@@ -7,7 +7,8 @@ On scikit-image's photographs re-encoded as JPEG q90 at ImageNet-typical sizes (
   image's mean, the largest single difference, and how often each DCT scale was used;
 - time per image: ``decode_jpeg`` + ``RandomResizedCrop(224)`` (torchvision.io's decoder and jitvision's, then
   jitvision's transform on the decoded image) against the fused ``RandomResizedCrop(224)(EncodedImage)``, and the
-  same with flip + ToDtype + Normalize after it; interleaved rounds, the median of each.
+  same with flip + ToDtype + Normalize after it; interleaved rounds, the median of each. The time is the thread's CPU
+  time (``time.thread_time``), which a machine shared with other jobs perturbs less than the wall clock does.
 """
 
 import argparse
@@ -118,24 +119,27 @@ def timing(datas: Sequence[torch.Tensor], rounds: int) -> None:
     tail = T.Compose([T.RandomHorizontalFlip(), T.ToDtype(torch.float32, scale=True),
                       T.Normalize([0.485, 0.456, 0.406], [0.229, 0.224, 0.225])])
     full = T.Compose([T.RandomResizedCrop(224), *tail.transforms])
+    rgb = tv_io.ImageReadMode.RGB
     jobs = {
-        "torchvision.io.decode_jpeg + RandomResizedCrop(224)": lambda d: rrc(tv_io.decode_jpeg(d, mode=tv_io.ImageReadMode.RGB)),
+        "torchvision.io.decode_jpeg + RandomResizedCrop(224)": lambda d: rrc(tv_io.decode_jpeg(d, mode=rgb)),
         "jitvision.io.decode_jpeg + RandomResizedCrop(224)": lambda d: rrc(io.decode_jpeg(d, mode="RGB")),
         "fused: RandomResizedCrop(224)(EncodedImage)": lambda d: rrc(tv_tensors.EncodedImage(d)),
-        "jitvision.io.decode_jpeg + RRC + flip + ToDtype + Normalize (Compose)": lambda d: full(io.decode_jpeg(d, mode="RGB")),
+        "jitvision.io.decode_jpeg + RRC + flip + ToDtype + Normalize (Compose)": lambda d: full(
+            io.decode_jpeg(d, mode="RGB")
+        ),
         "fused: the same Compose on the EncodedImage": lambda d: full(tv_tensors.EncodedImage(d)),
-        "decode alone: torchvision.io.decode_jpeg": lambda d: tv_io.decode_jpeg(d, mode=tv_io.ImageReadMode.RGB),
+        "decode alone: torchvision.io.decode_jpeg": lambda d: tv_io.decode_jpeg(d, mode=rgb),
         "decode alone: jitvision.io.decode_jpeg": lambda d: io.decode_jpeg(d, mode="RGB"),
     }
     samples: Dict[str, List[float]] = {name: [] for name in jobs}
     for _ in range(rounds):
         for name, job in jobs.items():
-            start = time.perf_counter()
+            start = time.thread_time()
             for data in datas:
                 job(data)
-            samples[name].append((time.perf_counter() - start) / len(datas) * 1e6)
+            samples[name].append((time.thread_time() - start) / len(datas) * 1e6)
     base = statistics.median(samples["jitvision.io.decode_jpeg + RandomResizedCrop(224)"])
-    print("| per image, one thread | us (median of rounds) | x decode_jpeg + RRC |")
+    print("| per image, one thread | CPU us (median of rounds) | x decode_jpeg + RRC |")
     print("| --- | ---: | ---: |")
     for name, values in samples.items():
         print(f"| {name} | {statistics.median(values):.0f} | {statistics.median(values) / base:.2f} |")

@@ -15,6 +15,7 @@ from typing import Any, List, Union
 import torch
 
 from .. import _native
+
 # aliased: the decoders' argument of the same name shadows it
 from ._exif import apply_exif_orientation as _orient
 from ._exif import read_exif_orientation

@@ -20,7 +20,6 @@ Under torch.compile/export an EncodedImage is refused with a message saying to d
 sizes cannot be traced).
 """
 
-import math
 from typing import Any, List, Optional, Sequence, Tuple
 
 import torch

@@ -85,7 +85,7 @@ class EncodedImage:
     @classmethod
     def from_file(
         cls,
-        path: Union[str, "os.PathLike[str]"],
+        path: Union[str, os.PathLike[str]],
         mode: Any = ImageReadMode.RGB,
         apply_exif_orientation: bool = False,
         *,

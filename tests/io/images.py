@@ -27,13 +27,13 @@ def encode(image: PIL.Image.Image, fmt: str, **options) -> torch.Tensor:
     return as_tensor(buffer.getvalue())
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def photographs() -> Tuple[PIL.Image.Image, ...]:
     folder = os.path.dirname(skimage.data.__file__)
     return tuple(PIL.Image.open(os.path.join(folder, name)).convert("RGB") for name in _PHOTOS)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def photo_jpegs(quality: int = 90) -> Tuple[torch.Tensor, ...]:
     """Each photograph at each of PHOTO_SIZES, JPEG q``quality`` 4:2:0 (what ImageNet files mostly are)."""
     out = []
@@ -50,7 +50,7 @@ def _noise_rgb(height: int, width: int, seed: int) -> PIL.Image.Image:
     return PIL.Image.fromarray(smooth)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def kinds_of_jpeg() -> Dict[str, torch.Tensor]:
     """Every kind of JPEG the decoder meets: subsamplings, gray, CMYK, progressive, restart markers, odd sizes."""
     rgb = _noise_rgb(75, 101, 0)
@@ -87,7 +87,7 @@ def exif_png(orientation: int) -> torch.Tensor:
     return encode(image, "PNG", exif=exif.tobytes())
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def kinds_of_png() -> Dict[str, torch.Tensor]:
     """Every PNG colour type and bit depth: gray (1, 8, 16 bits), gray + alpha, RGB (8, 16), RGBA, palettes."""
     rgb = _noise_rgb(37, 53, 5)

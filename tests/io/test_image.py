@@ -63,8 +63,8 @@ def test_the_native_decoders_are_built():
 def test_photographs_decode_bit_identical(index):
     data = photo_jpegs()[index]
     for mode in ("UNCHANGED", "RGB", "GRAY"):
-        _same_or_same_error(lambda: io.decode_jpeg(data, mode=mode), lambda: _tv(tv_io.decode_jpeg, data, mode=mode),
-                            "decode_jpeg")
+        _same_or_same_error(lambda m=mode: io.decode_jpeg(data, mode=m),
+                            lambda m=mode: _tv(tv_io.decode_jpeg, data, mode=m), "decode_jpeg")
 
 
 @pytest.mark.parametrize("kind", sorted(kinds_of_jpeg()))
