@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test sanitize fuzz lint bench audit deploy clean
+.PHONY: demo test sanitize fuzz lint bench bench-decode audit deploy clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,11 @@ bench: $(STAMP)
 	$(PY) -m jitvision bench --per-transform --json bench-per-transform.json --plot bench-per-transform.png
 	$(PY) -m jitvision bench --batch --json bench-batch.json
 	$(PY) -m jitvision bench --augment --json bench-augment.json
+
+# The fused decode of tv_tensors.EncodedImage against decode-then-transform: fidelity per leading transform and the
+# time per image on one thread (docs/io.md).
+bench-decode: $(STAMP)
+	$(PY) -m jitvision._bench.decode
 
 audit: $(STAMP)
 	$(PY) -m jitvision audit

@@ -172,6 +172,25 @@ def _decode_whole(encoded: EncodedImage, owner: str) -> torch.Tensor:
         raise ValueError(f"{owner}: {error}") from None
 
 
+def forward_encoded_alone(transform: Any, encoded: EncodedImage) -> Any:
+    """``transform(encoded)`` for a sample that is one EncodedImage: ``forward_encoded`` without the flattening and
+    the leaf rules (an image alone is always transformed), the parameters drawn directly from the header's size
+    where the class draws them with the base ``make_params`` (the same call it makes on an image)."""
+    from ._transform import Transform
+
+    if is_tracing() or type(transform) not in _fusable_types():
+        return forward_encoded(transform, [encoded], pytree.tree_flatten(encoded)[1])
+    height, width = encoded.canvas_size
+    if type(transform).make_params is Transform.make_params:
+        params = transform._draw(height, width, torch.device("cpu"))
+    else:
+        params = transform.make_params([_placeholder(encoded)])
+    image = _fused_image(transform, encoded, params)
+    if image is None:
+        image = transform.transform(_decode_whole(encoded, type(transform).__name__), params)
+    return image
+
+
 def forward_encoded(transform: Any, flat_inputs: List[Any], spec: Any) -> Any:
     """``transform`` on a flattened sample that holds EncodedImages (see the module docstring)."""
     owner = type(transform).__name__
