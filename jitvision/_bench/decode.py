@@ -119,6 +119,7 @@ def timing(datas: Sequence[torch.Tensor], rounds: int) -> None:
     tail = T.Compose([T.RandomHorizontalFlip(), T.ToDtype(torch.float32, scale=True),
                       T.Normalize([0.485, 0.456, 0.406], [0.229, 0.224, 0.225])])
     full = T.Compose([T.RandomResizedCrop(224), *tail.transforms])
+    resize = T.Resize(160)
     rgb = tv_io.ImageReadMode.RGB
     jobs = {
         "torchvision.io.decode_jpeg + RandomResizedCrop(224)": lambda d: rrc(tv_io.decode_jpeg(d, mode=rgb)),
@@ -128,6 +129,8 @@ def timing(datas: Sequence[torch.Tensor], rounds: int) -> None:
             io.decode_jpeg(d, mode="RGB")
         ),
         "fused: the same Compose on the EncodedImage": lambda d: full(tv_tensors.EncodedImage(d)),
+        "jitvision.io.decode_jpeg + Resize(160)": lambda d: resize(io.decode_jpeg(d, mode="RGB")),
+        "fused: Resize(160)(EncodedImage) (DCT scale 1/2)": lambda d: resize(tv_tensors.EncodedImage(d)),
         "decode alone: torchvision.io.decode_jpeg": lambda d: tv_io.decode_jpeg(d, mode=rgb),
         "decode alone: jitvision.io.decode_jpeg": lambda d: io.decode_jpeg(d, mode="RGB"),
     }
