@@ -28,8 +28,8 @@ from torch.nn.modules import module as _nn_module
 from torch.utils import _pytree as pytree
 
 from ..tv_tensors import kind_of
-from ..tv_tensors._encoded import EncodedImage
 from ..tv_tensors._batch_pytree import sample_leaf
+from ..tv_tensors._encoded import EncodedImage
 from ._batch import query_batch_size, rows_of
 from ._decode_fused import forward_encoded, forward_encoded_alone, holds_encoded
 from ._random import draw_coins, python_choice, select_rows, uniform, where_rows
