@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test sanitize fuzz lint bench audit deploy docs wheel test-torch2 clean gpu-check gpu-wheels browser gallery
+.PHONY: demo test sanitize fuzz lint bench bench-decode audit deploy docs wheel test-torch2 clean gpu-check gpu-wheels browser gallery
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -112,6 +112,11 @@ browser:
 # photographs. Commit what it writes; tests/test_gallery.py fails when they are stale.
 gallery: $(STAMP)
 	$(PY) -m jitvision.gallery
+
+# The fused decode of tv_tensors.EncodedImage against decode-then-transform: fidelity per leading transform and the
+# time per image on one thread (docs/io.md).
+bench-decode: $(STAMP)
+	$(PY) -m jitvision._bench.decode
 
 audit: $(STAMP)
 	$(PY) -m jitvision audit

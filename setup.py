@@ -26,7 +26,10 @@ one-line test program (compiled and linked with ``-ljpeg`` by the C++ compiler; 
 that fails, jpeg.cpp (and its helper jpeg_ycc.cpp) is left out, the library is built without the op, the build says
 so once, and ``jitvision._native.JPEG`` is False at run time (``jpeg`` then uses OpenCV's or Pillow's codec, and a
 Python operator under tracing, which a C++ program cannot run). With it, the library links ``libjpeg.so.62`` (a C++
-program that loads the library needs it installed too).
+program that loads the library needs it installed too). The same probe decides on libjpeg's decoder
+(``csrc/decode_jpeg.cpp``, ``jitvision_native::decode_jpeg``/``jpeg_header`` of ``jitvision.io``), and another on
+libpng (``csrc/decode_png.cpp``, ``jitvision_native::decode_png``; Debian/Ubuntu: ``libpng-dev``;
+``JITVISION_PNG=0`` skips it): without it ``jitvision.io.decode_png`` decodes with Pillow.
 Beside it, ``jitvision._fastcall`` (``jitvision/csrc_py/fastcall.cpp``): a small CPython extension (linked with
 libtorch_python, so one per Python version) that calls a few of the library's ops from Python without
 ``torch.ops``'s ~2-3 us of argument conversion, for the eager fast path of one plain tensor. It is optional too
@@ -51,18 +54,25 @@ VERSION_SUFFIX = ".torch_version"
 
 
 _JPEG_SOURCE = "jitvision/csrc/jpeg.cpp"
-_JPEG_SOURCES = (_JPEG_SOURCE, "jitvision/csrc/jpeg_ycc.cpp")  # left out together (jpeg_ycc.cpp serves jpeg.cpp)
+# left out together: jpeg_ycc.cpp serves jpeg.cpp, decode_jpeg.cpp is the decoder of jitvision.io
+_JPEG_SOURCES = (_JPEG_SOURCE, "jitvision/csrc/jpeg_ycc.cpp", "jitvision/csrc/decode_jpeg.cpp")
 _JPEG_PROBE = """#include <cstdio>
 #include <jpeglib.h>
 int main() { jpeg_compress_struct c; jpeg_error_mgr e; c.err = jpeg_std_error(&e); jpeg_create_compress(&c);
   jpeg_destroy_compress(&c); return 0; }
 """
+_PNG_SOURCES = ("jitvision/csrc/decode_png.cpp",)
+_PNG_PROBE = """#include <png.h>
+int main() { png_structp p = png_create_read_struct(PNG_LIBPNG_VER_STRING, 0, 0, 0); png_destroy_read_struct(&p, 0, 0);
+  return 0; }
+"""
 
 
-def _libjpeg_found() -> bool:
-    """Whether the C++ compiler finds jpeglib.h and links -ljpeg (a one-file test program); says so once if not."""
-    if os.environ.get("JITVISION_JPEG") == "0":
-        print("jitvision: JITVISION_JPEG=0: building the native library without JPEG (csrc/jpeg.cpp)")
+def _library_found(name: str, probe_source: str, flag: str, env: str, without: str) -> bool:
+    """Whether the C++ compiler finds a library's header and links ``flag`` (a one-file test program); says once
+    what is built without it if not (``env=0`` skips the probe)."""
+    if os.environ.get(env) == "0":
+        print(f"jitvision: {env}=0: building the native library without {without}")
         return False
     compiler = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
     reason = "no C++ compiler found" if compiler is None else None
@@ -70,17 +80,14 @@ def _libjpeg_found() -> bool:
         with tempfile.TemporaryDirectory() as tmp:
             probe = os.path.join(tmp, "probe.cpp")
             with open(probe, "w") as f:
-                f.write(_JPEG_PROBE)
+                f.write(probe_source)
             run = subprocess.run(
-                [*compiler.split(), probe, "-o", os.path.join(tmp, "probe"), "-ljpeg"], capture_output=True, text=True
+                [*compiler.split(), probe, "-o", os.path.join(tmp, "probe"), flag], capture_output=True, text=True
             )
             if run.returncode != 0:
                 reason = (run.stderr.strip().splitlines() or ["the test program did not build"])[0]
     if reason is not None:
-        print(
-            f"jitvision: libjpeg not found ({reason}): building the native library without JPEG (install "
-            "libjpeg-dev / libjpeg62-turbo-dev for jitvision_native::jpeg_u8; jpeg then uses OpenCV or Pillow)"
-        )
+        print(f"jitvision: {name} not found ({reason}): building the native library without {without}")
         return False
     return True
 
@@ -98,6 +105,27 @@ def _torch_requirement() -> str:
         return "torch"
 
 
+def _libjpeg_found() -> bool:
+    return _library_found(
+        "libjpeg",
+        _JPEG_PROBE,
+        "-ljpeg",
+        "JITVISION_JPEG",
+        "JPEG (install libjpeg-dev / libjpeg62-turbo-dev for jitvision_native::jpeg_u8 and decode_jpeg; jpeg then "
+        "uses OpenCV or Pillow, jitvision.io Pillow)",
+    )
+
+
+def _libpng_found() -> bool:
+    return _library_found(
+        "libpng",
+        _PNG_PROBE,
+        "-lpng",
+        "JITVISION_PNG",
+        "PNG (install libpng-dev for jitvision_native::decode_png; jitvision.io.decode_png then uses Pillow)",
+    )
+
+
 def _extensions():
     try:
         import torch
@@ -109,6 +137,9 @@ def _extensions():
     jpeg = _JPEG_SOURCE in sources and _libjpeg_found()
     if not jpeg:
         sources = [source for source in sources if source not in _JPEG_SOURCES]
+    png = _PNG_SOURCES[0] in sources and _libpng_found()
+    if not png:
+        sources = [source for source in sources if source not in _PNG_SOURCES]
     ext = CppExtension(
         LIBRARY,
         sources,
@@ -121,7 +152,8 @@ def _extensions():
         optional=True,
     )
     # CppExtension links libtorch_python, which needs Python's symbols: this library must not.
-    ext.libraries = [lib for lib in ext.libraries if lib != "torch_python"] + (["jpeg"] if jpeg else [])
+    codecs = (["jpeg"] if jpeg else []) + (["png"] if png else [])
+    ext.libraries = [lib for lib in ext.libraries if lib != "torch_python"] + codecs
     # The CPython binding of the eager hot ops (a Python extension: Python.h and libtorch_python; no kernels).
     fastcall_sources = sorted(glob.glob("jitvision/csrc_py/*.cpp"))
     fastcall = CppExtension(FASTCALL, fastcall_sources, extra_compile_args=["-O2", "-Wno-psabi"], optional=True)

@@ -1,7 +1,7 @@
 """jitvision: torchvision.transforms.v2-compatible transforms that work eager, scripted, compiled and exported."""
 
-from . import transforms, tv_tensors
+from . import io, transforms, tv_tensors
 from ._native import native_library_path
 
 __version__ = "0.1.0"
-__all__ = ["transforms", "tv_tensors", "native_library_path", "__version__"]
+__all__ = ["io", "transforms", "tv_tensors", "native_library_path", "__version__"]

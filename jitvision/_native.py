@@ -132,6 +132,10 @@ FILTERS = AVAILABLE and hasattr(torch.ops.jitvision_native, "gaussian_blur")
 WARP_GRID = AVAILABLE and hasattr(torch.ops.jitvision_native, "warp_grid_u8")
 # The eager ops of csrc/fastgeo.cpp (crop_copy, random_crop, vertical_flip, random_flip), likewise optional.
 GEOMETRY = AVAILABLE and hasattr(torch.ops.jitvision_native, "random_flip")
+# The decoders of jitvision.io (csrc/decode_jpeg.cpp with libjpeg, csrc/decode_png.cpp with libpng): each is left out
+# of a library built without its codec, and jitvision.io then decodes that format with Pillow.
+DECODE_JPEG = AVAILABLE and hasattr(torch.ops.jitvision_native, "decode_jpeg")
+DECODE_PNG = AVAILABLE and hasattr(torch.ops.jitvision_native, "decode_png")
 
 __all__ = [
     "AVAILABLE",
@@ -139,6 +143,8 @@ __all__ = [
     "FILTERS",
     "WARP_GRID",
     "GEOMETRY",
+    "DECODE_JPEG",
+    "DECODE_PNG",
     "native_library_path",
     "resized_crop_reference",
     "resize_center_crop_reference",

@@ -31,6 +31,9 @@ TESTS = [
     "tests/test_native_erase_fast.py",
     "tests/test_native_jpeg.py",
     "tests/transforms/test_augment_native.py",
+    "tests/io/test_image.py",
+    "tests/transforms/test_decode_fused.py",
+    "tests/fuzz/test_fuzz_decode.py",
 ]
 
 

@@ -9,6 +9,8 @@ from torch import nn
 from ..tv_tensors import batch_samples, unbatch_samples
 from ..tv_tensors._batch_pytree import sample_leaf
 from ..tv_tensors._batched import BATCH_TYPES
+from ..tv_tensors._encoded import EncodedImage
+from ._decode_fused import run_fused_encoded
 from ._fusion import run_float_tail, run_fused
 from ._script_fusion import script_prefix
 from ._transform import Transform
@@ -176,6 +178,8 @@ class Compose(Transform):
             # A resize-led prefix on a uint8 image runs as one native call (see _fusion.py): same draws, same
             # output within float rounding, a fraction of the time.
             fused = run_fused(transforms, sample)
+            if fused is None and type(sample) is EncodedImage:  # decoded only where the crop or resize keeps pixels
+                fused = run_fused_encoded(transforms, sample)
             if fused is not None:
                 sample, start = fused
         position = start

@@ -29,7 +29,9 @@ from torch.utils import _pytree as pytree
 
 from ..tv_tensors import kind_of
 from ..tv_tensors._batch_pytree import sample_leaf
+from ..tv_tensors._encoded import EncodedImage
 from ._batch import query_batch_size, rows_of
+from ._decode_fused import forward_encoded, forward_encoded_alone, holds_encoded
 from ._random import draw_coins, python_choice, select_rows, uniform, where_rows
 from ._seeding import worker_generator
 from ._utils import is_image_like, query_device, query_size
@@ -226,7 +228,11 @@ class Transform(nn.Module):
                 if out is not None:
                     return out
             return self.transform(sample, self._plain_params(sample))
+        if type(sample) is EncodedImage:
+            return forward_encoded_alone(self, sample)
         flat_inputs, spec = pytree.tree_flatten(sample, is_leaf=sample_leaf)
+        if holds_encoded(flat_inputs):  # not decoded yet: decoded here, or only the part this transform keeps
+            return forward_encoded(self, flat_inputs, spec)
         self.check_inputs(flat_inputs)
         needs_transform = self._needs_transform_list(flat_inputs)
         selected = [inpt for inpt, needs in zip(flat_inputs, needs_transform) if needs]

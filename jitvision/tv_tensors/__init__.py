@@ -25,6 +25,7 @@ from ._bounding_boxes import (
     box_width,
     is_rotated_bounding_format,
 )
+from ._encoded import EncodedImage
 from ._image import Image, Mask, Video
 from ._tv_tensor import TVTensor, set_return_type
 
@@ -36,6 +37,7 @@ __all__ = [
     "BoundingBoxes",
     "BoundingBoxFormat",
     "KeyPoints",
+    "EncodedImage",
     "wrap",
     "kind_of",
     "box_format_from",

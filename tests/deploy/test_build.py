@@ -77,3 +77,22 @@ def test_setup_builds_jpeg_only_where_libjpeg_is_found(monkeypatch, capsys):
     monkeypatch.delenv("CXX")
     monkeypatch.setenv("JITVISION_JPEG", "0")
     assert probe() is False and "without JPEG" in capsys.readouterr().out
+
+
+def test_setup_builds_png_only_where_libpng_is_found(monkeypatch, capsys):
+    # the same probe for libpng (csrc/decode_png.cpp): JITVISION_PNG=0 or a compiler that cannot build the test
+    # program leaves it out and says so once (jitvision.io.decode_png then uses Pillow)
+    source = (ROOT / "setup.py").read_text()
+    namespace = {}
+    exec(compile(source[: source.index("ext_modules, cmdclass = _extensions()")], "setup.py", "exec"), namespace)
+    probe = namespace["_libpng_found"]
+    monkeypatch.delenv("JITVISION_PNG", raising=False)
+    monkeypatch.delenv("CXX", raising=False)
+    assert probe() is True and capsys.readouterr().out == ""
+    monkeypatch.setenv("CXX", "g++ -include /nonexistent/jitvision-missing.h")
+    assert probe() is False
+    said = capsys.readouterr().out
+    assert said.count("\n") == 1 and "libpng not found" in said and "without PNG" in said
+    monkeypatch.delenv("CXX")
+    monkeypatch.setenv("JITVISION_PNG", "0")
+    assert probe() is False and "without PNG" in capsys.readouterr().out

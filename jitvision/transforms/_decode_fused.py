@@ -1,0 +1,269 @@
+"""Decoding fused with the first crop or resize of a pipeline: how a transform takes a ``tv_tensors.EncodedImage``.
+
+A sample holding an EncodedImage reaches ``Transform._forward_sample``, which hands it here. The parameters are
+drawn by the transform's own ``make_params`` on the sample with the EncodedImage standing as an image of its
+header's size (a stride-0 placeholder, no pixels), so they are exactly the draws the decoded image would get for the
+same seed, and the other leaves (boxes, masks, keypoints, labels) are transformed with them as usual. Then:
+
+- ``RandomResizedCrop``, ``Resize``, ``RandomShortestSize`` (bilinear or bicubic, antialiased) on a JPEG: libjpeg
+  decodes only the region's rows and iMCU columns, at the coarsest DCT scale 1/d (d in 8, 4, 2) that still leaves at
+  least the output size in both directions, and the resize finishes from there. At d > 1 the region's edges fall on
+  the scaled grid (rounded to the nearest scaled pixel), and the DCT-domain downscale replaces part of the
+  antialiasing filter's work: the output differs from decode-then-transform by a few levels (docs/io.md has the
+  measured differences). Other interpolations decode at full scale (d = 1).
+- ``CenterCrop``, ``RandomCrop`` (a crop inside the image, no padding), and the three above at d = 1: the region's
+  pixels are exactly the full decode's, so the output equals decode-then-transform bit for bit.
+- Anything else (another transform, a PNG or other format, an EXIF orientation to apply, a crop that pads, a
+  library without the JPEG decoder): the EncodedImage is decoded whole and the transform runs on the image.
+
+Under torch.compile/export an EncodedImage is refused with a message saying to decode it first (the bytes-dependent
+sizes cannot be traced).
+"""
+
+from typing import Any, List, Optional, Sequence, Tuple
+
+import torch
+from torch.utils import _pytree as pytree
+
+from .. import _native
+from ..io._image import native_error
+from ..io._mode import ImageReadMode
+from ..tv_tensors import Image
+from ..tv_tensors._encoded import EncodedImage
+from . import functional as F
+from .functional._dispatch import is_tracing
+from .functional._geometry._interpolation import InterpolationMode
+from .functional._geometry._resize import _compute_resized_output_size
+
+_SCALES = (8, 4, 2)  # libjpeg's DCT scalings 1/d, coarsest first
+_SCALED_INTERPOLATIONS = (InterpolationMode.BILINEAR, InterpolationMode.BICUBIC)
+_JPEG_MODES = (ImageReadMode.UNCHANGED, ImageReadMode.GRAY, ImageReadMode.RGB)
+_ONE = torch.empty(1, 1, 1, dtype=torch.uint8)  # expanded into the placeholder images (no pixels)
+
+
+def holds_encoded(flat_inputs: Sequence[Any]) -> bool:
+    for inpt in flat_inputs:
+        if type(inpt) is EncodedImage:
+            return True
+    return False
+
+
+def _placeholder(encoded: EncodedImage) -> Image:
+    """An Image of ``encoded``'s size whose pixels are one element seen through stride 0: what ``make_params`` and
+    the leaf rules see in its place."""
+    height, width = encoded.canvas_size
+    return Image(_ONE.expand(1, height, width))
+
+
+def _decode_region(encoded: EncodedImage, region: List[int], scale: int, owner: str) -> torch.Tensor:
+    try:
+        return torch.ops.jitvision_native.decode_jpeg.default(encoded.data, encoded.mode.value, region, scale)
+    except (RuntimeError, ValueError) as error:
+        raise ValueError(f"{native_error(error, owner)}{encoded._where()}") from None
+
+
+def _scale_for(region_size: Tuple[int, int], out_size: List[int], transform: Any, max_scale: int = 8) -> int:
+    """The coarsest DCT scale (at most ``max_scale``) whose decoded region still has at least the output's rows and
+    columns."""
+    if getattr(transform, "interpolation", None) not in _SCALED_INTERPOLATIONS or transform.antialias is not True:
+        return 1
+    for scale in _SCALES:
+        if scale > max_scale:
+            continue
+        if region_size[0] >= out_size[0] * scale and region_size[1] >= out_size[1] * scale:
+            return scale
+    return 1
+
+
+def _scaled_region(encoded: EncodedImage, box: List[int], out_size: List[int], transform: Any, owner: str):
+    """The pixels of ``box`` = [top, left, height, width] (full-resolution coordinates), decoded at the coarsest
+    DCT scale that still covers ``out_size``: a uint8 ``[C, h, w]`` tensor (the region at that scale)."""
+    top, left, height, width = box
+    scale = _scale_for((height, width), out_size, transform, encoded.max_dct_scale)
+    if scale == 1:
+        region = [top, left, height, width]
+    else:
+        # The region on the scaled grid (ceil(size / d) pixels), its edges rounded to the nearest scaled pixel.
+        full_height, full_width = encoded.canvas_size
+        scaled_height, scaled_width = -(-full_height // scale), -(-full_width // scale)
+        y0, x0 = min(round(top / scale), scaled_height - 1), min(round(left / scale), scaled_width - 1)
+        y1 = min(max(round((top + height) / scale), y0 + 1), scaled_height)
+        x1 = min(max(round((left + width) / scale), x0 + 1), scaled_width)
+        region = [y0, x0, y1 - y0, x1 - x0]
+    return _decode_region(encoded, region, scale, owner)
+
+
+def _finish(
+    region: torch.Tensor,
+    out_size: List[int],
+    transform: Any,
+    flip: Optional[torch.Tensor] = None,
+    mean: Any = None,
+    std: Any = None,
+    to_float: bool = False,
+) -> torch.Tensor:
+    """``region`` resized to ``out_size`` (then flipped, scaled to float and normalised where asked): bilinear
+    antialiased in one native call (``jitvision_native::resized_crop``, torch's uint8 arithmetic, reading the
+    decoder's channels-last layout directly), other interpolations through ``F.resize``."""
+    if transform.interpolation == InterpolationMode.BILINEAR and transform.antialias is True:
+        box = torch.tensor([0, 0, region.shape[-2], region.shape[-1]], dtype=torch.int64)
+        return torch.ops.jitvision_native.resized_crop.default(region, box, flip, out_size, mean, std, to_float)
+    if list(region.shape[-2:]) == list(out_size):
+        return region
+    return F.resize(region, out_size, transform.interpolation, None, transform.antialias)
+
+
+def _resized_region(
+    encoded: EncodedImage, box: List[int], out_size: List[int], transform: Any, owner: str
+) -> torch.Tensor:
+    """The region ``box`` = [top, left, height, width] (full-resolution coordinates) resized to ``out_size``."""
+    return Image(_finish(_scaled_region(encoded, box, out_size, transform, owner), out_size, transform))
+
+
+def _region_decodable(encoded: EncodedImage) -> bool:
+    return (
+        _native.DECODE_JPEG
+        and encoded.format == "jpeg"
+        and encoded.orientation == 1
+        and encoded.mode in _JPEG_MODES
+    )
+
+
+def _fused_image(transform: Any, encoded: EncodedImage, params: dict) -> Optional[torch.Tensor]:
+    """The transform's output for ``encoded`` decoded only where needed, or None where it must be decoded whole."""
+    from ._geometry._crop import CenterCrop, RandomCrop
+    from ._geometry._resize import RandomResizedCrop, Resize
+    from ._geometry._scale import RandomShortestSize
+
+    if not _region_decodable(encoded):
+        return None
+    cls = type(transform)
+    owner = cls.__name__
+    height, width = encoded.canvas_size
+    if cls is RandomResizedCrop:
+        box = params["box"].tolist()
+        return _resized_region(encoded, box, transform.size, transform, owner)
+    if cls is Resize:
+        out_size = _compute_resized_output_size([height, width], transform.size, transform.max_size, owner)
+        return _resized_region(encoded, [0, 0, height, width], out_size, transform, owner)
+    if cls is RandomShortestSize:
+        out_size = params["size"].tolist()
+        return _resized_region(encoded, [0, 0, height, width], out_size, transform, owner)
+    if cls is CenterCrop:
+        crop_height, crop_width = transform.size
+        if crop_height > height or crop_width > width:
+            return None  # the crop pads
+        top, left = int(round((height - crop_height) / 2.0)), int(round((width - crop_width) / 2.0))
+        return Image(_decode_region(encoded, [top, left, crop_height, crop_width], 1, owner))
+    if cls is RandomCrop:
+        plan = transform._plan(height, width)
+        if any(plan[:4]):
+            return None  # padding
+        top, left = params["top_left"].tolist()
+        crop_height, crop_width = transform.size
+        return Image(_decode_region(encoded, [top, left, crop_height, crop_width], 1, owner))
+    return None
+
+
+def _decode_whole(encoded: EncodedImage, owner: str) -> torch.Tensor:
+    try:
+        return encoded.decode()
+    except ValueError as error:
+        raise ValueError(f"{owner}: {error}") from None
+
+
+def forward_encoded_alone(transform: Any, encoded: EncodedImage) -> Any:
+    """``transform(encoded)`` for a sample that is one EncodedImage: ``forward_encoded`` without the flattening and
+    the leaf rules (an image alone is always transformed), the parameters drawn directly from the header's size
+    where the class draws them with the base ``make_params`` (the same call it makes on an image)."""
+    from ._transform import Transform
+
+    if is_tracing() or type(transform) not in _fusable_types():
+        return forward_encoded(transform, [encoded], pytree.tree_flatten(encoded)[1])
+    height, width = encoded.canvas_size
+    if type(transform).make_params is Transform.make_params:
+        params = transform._draw(height, width, torch.device("cpu"))
+    else:
+        params = transform.make_params([_placeholder(encoded)])
+    image = _fused_image(transform, encoded, params)
+    if image is None:
+        image = transform.transform(_decode_whole(encoded, type(transform).__name__), params)
+    return image
+
+
+def forward_encoded(transform: Any, flat_inputs: List[Any], spec: Any) -> Any:
+    """``transform`` on a flattened sample that holds EncodedImages (see the module docstring)."""
+    owner = type(transform).__name__
+    if is_tracing():
+        raise TypeError(
+            f"{owner}: a tv_tensors.EncodedImage cannot be decoded under torch.compile/torch.export (its size is in "
+            "its bytes): decode it first (EncodedImage.decode() or jitvision.io.decode_image) and pass the image"
+        )
+    encoded_positions = [i for i, inpt in enumerate(flat_inputs) if type(inpt) is EncodedImage]
+    if len(encoded_positions) == 1 and type(transform) in _fusable_types():
+        position = encoded_positions[0]
+        encoded = flat_inputs[position]
+        stand_in = list(flat_inputs)
+        stand_in[position] = _placeholder(encoded)
+        needs = transform._needs_transform_list(stand_in)
+        if needs[position]:
+            transform.check_inputs(stand_in)
+            selected = [inpt for inpt, need in zip(stand_in, needs) if need]
+            params = transform.make_params(selected)
+            image = _fused_image(transform, encoded, params)
+            if image is None:
+                image = transform.transform(_decode_whole(encoded, owner), params)
+            outputs = [
+                image if i == position else (transform.transform(inpt, params) if need else inpt)
+                for i, (inpt, need) in enumerate(zip(flat_inputs, needs))
+            ]
+            return pytree.tree_unflatten(outputs, spec)
+    # Decoded whole, then the transform as on any sample.
+    decoded = [_decode_whole(inpt, owner) if type(inpt) is EncodedImage else inpt for inpt in flat_inputs]
+    return transform(pytree.tree_unflatten(decoded, spec))
+
+
+def _fusable_types() -> tuple:
+    from ._geometry._crop import CenterCrop, RandomCrop
+    from ._geometry._resize import RandomResizedCrop, Resize
+    from ._geometry._scale import RandomShortestSize
+
+    return (RandomResizedCrop, Resize, RandomShortestSize, CenterCrop, RandomCrop)
+
+
+def run_fused_encoded(transforms: Sequence[Any], sample: Any) -> Optional[Tuple[Any, int]]:
+    """Compose's fusion for an EncodedImage: ``RandomResizedCrop`` [+ ``RandomHorizontalFlip``] or ``Resize``, then
+    an optional ``ToDtype(float32, scale=True)`` [+ ``Normalize``], as one region decode and one native
+    ``resized_crop`` call (the flip and the float tail included): ``(output, number of transforms consumed)``, or
+    None (nothing drawn) where the prefix does not fit. The draws are the unfused steps' (the crop's ``_draw``, then
+    the flip's, on their generators), so the output is the step-by-step fused path's, within float rounding."""
+    from ._fusion import _bilinear_antialiased, _float_tail
+    from ._geometry._flip import RandomHorizontalFlip
+    from ._geometry._resize import RandomResizedCrop, Resize
+
+    if type(sample) is not EncodedImage or not transforms or is_tracing() or not _region_decodable(sample):
+        return None
+    if sample.mode is ImageReadMode.UNCHANGED:
+        return None  # the channel count (which Normalize's mean/std must fit) is the file's
+    first = transforms[0]
+    is_crop = type(first) is RandomResizedCrop
+    if not (is_crop or type(first) is Resize) or not _bilinear_antialiased(first):
+        return None
+    flips = is_crop and len(transforms) > 1 and type(transforms[1]) is RandomHorizontalFlip
+    start = 2 if flips else 1
+    tail = _float_tail(transforms, start, 1 if sample.mode is ImageReadMode.GRAY else 3)
+    if tail is None or (tail[3] == start and not flips):
+        return None  # nothing to fuse beyond the first step: the step-by-step path does the same
+    to_float, mean, std, consumed = tail
+    height, width = sample.canvas_size
+    cpu = torch.device("cpu")
+    owner = type(first).__name__
+    if is_crop:
+        box = first._draw(height, width, cpu)["box"].tolist()
+        out_size = list(first.size)
+    else:
+        box = [0, 0, height, width]
+        out_size = _compute_resized_output_size([height, width], first.size, first.max_size, owner)
+    flip = transforms[1]._draw(height, width, cpu)["apply"] if flips else None
+    region = _scaled_region(sample, box, out_size, first, owner)
+    return Image(_finish(region, out_size, first, flip, mean, std, to_float)), consumed
