@@ -4,8 +4,12 @@ Three modes:
 
 - default: the classification pipelines (below);
 - ``--per-transform``: images/s per transform on real photographs, jitvision eager and compiled, torchvision v2,
-  albumentations and kornia (the albumentations benchmark's method; see ``jitvision._bench.per_transform`` and,
-  for each row's parameters, ``jitvision._bench._rows``);
+  albumentations 2.0.8, AlbumentationsX (its own environment: ``make albumentationsx``) and kornia (the
+  albumentations benchmark's method; see ``jitvision._bench.per_transform`` and, for each row's parameters,
+  ``jitvision._bench._rows``);
+- ``--pil``: torchvision's classification reference recipes (``backend="pil"``) on PIL photographs, jitvision
+  against torchvision per sample, and the measured difference of jitvision's PIL path from PIL's resampling (see
+  ``jitvision._bench.pil_path``; ``--presets PATH`` import-swaps a copy of the references' ``presets.py``);
 - ``--batch``: per-sample augmentation of a 64-image batch: jitvision's batch API, loops of single-sample
   pipelines, kornia (see ``jitvision._bench.batch``);
 - ``--augment``: timm-style training pipelines with TrivialAugmentWide / RandAugment against torchvision v2 and
@@ -443,6 +447,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     )
     job.add_argument("--batch", action="store_true", help="per-sample augmentation of a 64-image batch")
     job.add_argument(
+        "--pil", action="store_true", help="torchvision's classification recipes on PIL images (backend='pil')"
+    )
+    job.add_argument(
         "--augment", action="store_true", help="timm-style training pipelines with TrivialAugmentWide / RandAugment"
     )
     job.add_argument(
@@ -457,6 +464,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "native-op,compiled-op,aoti,"
         "onnxruntime,cpp-control,cpp-script,cpp-aoti (native-op / compiled-op: the presets' one native call from "
         "Python, plain and compiled; the cpp-* rows run the C++ example examples/deploy: a checkout only)",
+    )
+    parser.add_argument(
+        "--presets", metavar="PATH", help="--pil: references/classification/presets.py to import-swap and time"
     )
     parser.add_argument("--aoti-dir", help="--threads: where AOTI packages and ONNX files are kept (and reused)")
     parser.add_argument(
@@ -503,6 +513,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return _main_per_transform(args)
     if args.batch:
         return _main_batch(args)
+    if args.pil:
+        return _main_pil(args)
     if args.augment:
         return _main_augment(args)
     if args.threads is not None:
@@ -584,8 +596,10 @@ def _main_per_transform(args: argparse.Namespace) -> int:
         min_run_time, rounds = min(min_run_time, 0.05), min(rounds, 2)
     sizes = ", ".join(f"{n} {tuple(i.shape[:2])}" for n, i in zip(names, images))
     _log(f"images: {label}: {sizes}")
-    results = per_transform.run(rows, images, variants, min_run_time, rounds, backend=args.compile_backend, log=_log)
     versions = _versions()
+    results = per_transform.run(
+        rows, images, variants, min_run_time, rounds, backend=args.compile_backend, log=_log, versions=versions
+    )
     print(
         f"images/s, 1 thread, {len(images)} images ({label}: {sizes}), best of {rounds} interleaved rounds; "
         + ", ".join(f"{k} {v}" for k, v in versions.items() if v)
@@ -597,6 +611,32 @@ def _main_per_transform(args: argparse.Namespace) -> int:
             json.dump({**meta, "versions": versions, "rows": results}, f, indent=2)
     if args.plot:
         per_transform.plot(results, args.plot, variants)
+    return 0
+
+
+def _main_pil(args: argparse.Namespace) -> int:
+    from ._bench import _photos, pil_path
+
+    all_photos = [p[0] for p in _photos.PHOTOS]
+    names = all_photos if args.photos in (None, "all") else _pick(args.photos, all_photos, "photo")
+    images, label = pil_path.pil_photos(names)
+    min_run_time = 2.0 if args.min_run_time is None else args.min_run_time
+    rounds = 7 if args.rounds is None else args.rounds
+    if args.quick:
+        min_run_time, rounds = min(min_run_time, 0.05), min(rounds, 2)
+    results = pil_path.run(images, args.presets, min_run_time, rounds)
+    versions = _versions()
+    print(
+        f"us per sample, 1 thread, {len(images)} RGB PIL images ({label}), best of {rounds} interleaved rounds; "
+        + ", ".join(f"{k} {v}" for k, v in versions.items() if v)
+    )
+    print(pil_path.format_markdown(results))
+    differences = pil_path.difference(images, draws=2 if args.quick else 20)
+    print("\njitvision's PIL path against PIL's resampling (same draws, uint8 levels):")
+    print(pil_path.format_difference(differences))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"images": label, "versions": versions, "rows": results, "difference": differences}, f, indent=2)
     return 0
 
 
