@@ -479,9 +479,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument(
         "--jobs", help="comma-separated: train,infer,detection (default: train,infer; detection is opt-in)"
     )
-    parser.add_argument("--libraries", help="comma-separated: jitvision,torchvision,albumentations (default: all)")
+    parser.add_argument(
+        "--libraries",
+        help="comma-separated: jitvision,torchvision,albumentations (default: all; --per-transform: also "
+        "albumentationsx,kornia)",
+    )
     parser.add_argument("--styles", help="comma-separated: kernels,functional,compose,fused (default: all)")
-    parser.add_argument("--modes", help="comma-separated: eager,compiled (default: both)")
+    parser.add_argument("--modes", help="comma-separated: eager,compiled (default: both; --per-transform too)")
     parser.add_argument("--only", help="--per-transform: comma-separated rows (default: all)")
     parser.add_argument(
         "--photos",
@@ -589,6 +593,11 @@ def _main_per_transform(args: argparse.Namespace) -> int:
         photo_names = all_photos if args.photos == "all" else _pick(args.photos, all_photos, "photo")
     images, names, label = _photos.load_photos(photo_names, synthetic=args.synthetic)
     variants = per_transform.VARIANTS
+    if args.modes:
+        variants = [v for v in variants if v[1] in _pick(args.modes, ["eager", "compiled"], "mode")]
+    if args.libraries:
+        libraries = list(dict.fromkeys(library for library, _ in per_transform.VARIANTS))
+        variants = [v for v in variants if v[0] in _pick(args.libraries, libraries, "library")]
     min_run_time = 0.4 if args.min_run_time is None else args.min_run_time
     rounds = 5 if args.rounds is None else args.rounds
     if args.quick:

@@ -6,6 +6,9 @@ Random transforms get p=1, so the work is always done. Parameters, matched as cl
 
 Per row: torchvision v2 and jitvision (TV), albumentations 2.0.8 (A), kornia 0.9 on its float input (K).
 AlbumentationsX 2.5.1 (AX) runs A's parameters under its own argument names (``ALBUMENTATIONSX``, at the end).
+Note on Brightness/Contrast: A's RandomBrightnessContrast computes ``x * alpha + beta * 255`` (one table); AX's, with
+its default ``brightness_by_max=False``, computes torchvision's operations (``x * (1 + beta)``, and the blend with the
+mean gray level), which is what the TV row computes.
 
 - Resize: TV Resize((256, 256)), bilinear, antialias=True; A Resize(256, 256, INTER_AREA) (cv2's
   antialiased downscale); K Resize((256, 256), antialias=True).
