@@ -16,9 +16,8 @@ repository's root; without it the column says how to create it.
 import json
 import os
 import subprocess
-import sys
 import tempfile
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, Optional, Sequence
 
 from ._timing import Unavailable
 
@@ -116,11 +115,3 @@ def start(images_hwc: Sequence[Any]) -> PeerProcess:
     if python is None:
         raise Unavailable(f"AlbumentationsX is not set up (make albumentationsx, or set {PYTHON_ENV})")
     return PeerProcess(python, images_hwc)
-
-
-def versions(peer: Optional[PeerProcess]) -> List[str]:
-    return [f"albumentationsx {peer.version}"] if peer is not None else []
-
-
-if __name__ == "__main__":  # pragma: no cover - a manual check: python -m jitvision._bench._peer_process
-    print(albumentationsx_python() or f"no AlbumentationsX environment ({VENV} or ${PYTHON_ENV})", file=sys.stderr)
