@@ -126,8 +126,9 @@ def test_a_compose_without_a_converter_returns_pil():
         lambda: (lambda image: image),
         lambda: T.ToDtype(torch.float32, scale=True),
         lambda: T.RandomApply([T.Lambda(lambda image: image)], p=1.0),
+        lambda: T.Compose([T.CenterCrop(30), T.PILToTensor(), T.ToPILImage()]),
     ],
-    ids=["Lambda", "callable", "ToDtype", "RandomApply(Lambda)"],
+    ids=["Lambda", "callable", "ToDtype", "RandomApply(Lambda)", "nested converters"],
 )
 def test_a_step_that_may_need_pil_keeps_pil(step):
     seen = []
