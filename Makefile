@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test sanitize fuzz lint bench bench-decode audit deploy docs wheel test-torch2 clean gpu-check gpu-wheels browser gallery
+.PHONY: demo test sanitize fuzz lint bench bench-decode albumentationsx audit deploy docs wheel test-torch2 clean gpu-check gpu-wheels browser gallery
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -78,13 +78,30 @@ lint: $(STAMP)
 # them does not reinstall and rebuild jitvision itself). None of them may change torch.
 BENCH_DEPS := "albumentations==2.0.8" "kornia==0.9.*" scikit-image matplotlib timm
 
+# AlbumentationsX (AGPL-3.0; the maintained successor of albumentations) installs under the module name
+# `albumentations`, so `bench --per-transform` runs it in an environment of its own, in a process of its own
+# (jitvision/_bench/_peer_process.py). AlbumentationsX imports torch: the environment takes the project's torch
+# through a .pth line (its own site-packages come first, so `albumentations` there is AlbumentationsX).
+ALBX_VENV := .venv-albumentationsx
+ALBX_STAMP := $(ALBX_VENV)/.installed
+
+$(ALBX_STAMP): $(STAMP)
+	$(PYTHON) -m venv $(ALBX_VENV)
+	$(ALBX_VENV)/bin/python -m pip install -q "albumentationsx[headless]==2.5.1"
+	$(PY) -c "import sysconfig; print(sysconfig.get_paths()['purelib'])" > \
+		"$$($(ALBX_VENV)/bin/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")/zz-project-torch.pth"
+	touch $(ALBX_STAMP)
+
+albumentationsx: $(ALBX_STAMP)
+
 # timm depends on torch and torchvision: the constraint keeps the installed versions (pip would otherwise be free to
 # upgrade them).
-bench: $(STAMP)
+bench: $(STAMP) $(ALBX_STAMP)
 	$(PY) -m pip freeze | grep -iE '^(torch|torchvision)==' > .bench-constraints.txt
 	$(PY) -m pip install -q $(BENCH_DEPS) -c .bench-constraints.txt
 	$(PY) -m jitvision bench --plot bench.png
 	$(PY) -m jitvision bench --per-transform --json bench-per-transform.json --plot bench-per-transform.png
+	$(PY) -m jitvision bench --pil --json bench-pil.json
 	$(PY) -m jitvision bench --batch --json bench-batch.json
 	$(PY) -m jitvision bench --augment --json bench-augment.json
 
@@ -122,4 +139,4 @@ audit: $(STAMP)
 	$(PY) -m jitvision audit
 
 clean:
-	rm -rf $(VENV) $(VENV2) build dist site *.egg-info
+	rm -rf $(VENV) $(VENV2) $(ALBX_VENV) build dist site *.egg-info

@@ -4,8 +4,12 @@ Three modes:
 
 - default: the classification pipelines (below);
 - ``--per-transform``: images/s per transform on real photographs, jitvision eager and compiled, torchvision v2,
-  albumentations and kornia (the albumentations benchmark's method; see ``jitvision._bench.per_transform`` and,
-  for each row's parameters, ``jitvision._bench._rows``);
+  albumentations 2.0.8, AlbumentationsX (its own environment: ``make albumentationsx``) and kornia (the
+  albumentations benchmark's method; see ``jitvision._bench.per_transform`` and, for each row's parameters,
+  ``jitvision._bench._rows``);
+- ``--pil``: torchvision's classification reference recipes (``backend="pil"``) on PIL photographs, jitvision
+  against torchvision per sample, and the measured difference of jitvision's PIL path from PIL's resampling (see
+  ``jitvision._bench.pil_path``; ``--presets PATH`` import-swaps a copy of the references' ``presets.py``);
 - ``--batch``: per-sample augmentation of a 64-image batch: jitvision's batch API, loops of single-sample
   pipelines, kornia (see ``jitvision._bench.batch``);
 - ``--augment``: timm-style training pipelines with TrivialAugmentWide / RandAugment against torchvision v2 and
@@ -441,12 +445,14 @@ def _pick(values: Optional[str], allowed: Sequence[str], what: str) -> List[str]
 _COMMON = {"min_run_time", "rounds", "json"}
 OPTIONS = {
     "pipelines": _COMMON | {"jobs", "libraries", "styles", "modes", "layout", "quick", "plot"},
-    "per-transform": _COMMON | {"only", "photos", "synthetic", "compile_backend", "quick", "plot", "device"},
+    "per-transform": _COMMON
+    | {"only", "photos", "synthetic", "compile_backend", "quick", "plot", "device", "modes", "libraries"},
     "batch": _COMMON | {"compile_backend", "quick", "device", "jobs"},
+    "pil": _COMMON | {"photos", "presets", "quick"},
     "augment": _COMMON | {"jobs"},
     "threads": _COMMON | {"runtimes", "aoti_dir", "export", "jobs", "quick"},
 }
-_JOB_FLAGS = {"per_transform", "batch", "augment", "threads"}
+_JOB_FLAGS = {"per_transform", "batch", "pil", "augment", "threads"}
 
 
 def _check_options(parser: argparse.ArgumentParser, args: argparse.Namespace, job: str) -> None:
@@ -466,6 +472,7 @@ _JOB_NAMES = {
     "pipelines": "the default pipelines",
     "per-transform": "--per-transform",
     "batch": "--batch",
+    "pil": "--pil",
     "augment": "--augment",
     "threads": "--threads",
 }
@@ -484,6 +491,9 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = "python -m jitvision 
     )
     job.add_argument("--batch", action="store_true", help="per-sample augmentation of a 64-image batch")
     job.add_argument(
+        "--pil", action="store_true", help="torchvision's classification recipes on PIL images (backend='pil')"
+    )
+    job.add_argument(
         "--augment", action="store_true", help="timm-style training pipelines with TrivialAugmentWide / RandAugment"
     )
     job.add_argument(
@@ -499,6 +509,9 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = "python -m jitvision 
         "onnxruntime,cpp-control,cpp-script,cpp-aoti (native-op / compiled-op: the presets' one native call from "
         "Python, plain and compiled; the cpp-* rows run the C++ example examples/deploy: a checkout only)",
     )
+    parser.add_argument(
+        "--presets", metavar="PATH", help="--pil: references/classification/presets.py to import-swap and time"
+    )
     parser.add_argument("--aoti-dir", help="--threads: where AOTI packages and ONNX files are kept (and reused)")
     parser.add_argument(
         "--export",
@@ -510,9 +523,13 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = "python -m jitvision 
     parser.add_argument(
         "--jobs", help="comma-separated: train,infer,detection (default: train,infer; detection is opt-in)"
     )
-    parser.add_argument("--libraries", help="comma-separated: jitvision,torchvision,albumentations (default: all)")
+    parser.add_argument(
+        "--libraries",
+        help="comma-separated: jitvision,torchvision,albumentations (default: all; --per-transform: also "
+        "albumentationsx,kornia)",
+    )
     parser.add_argument("--styles", help="comma-separated: kernels,functional,compose,fused (default: all)")
-    parser.add_argument("--modes", help="comma-separated: eager,compiled (default: both)")
+    parser.add_argument("--modes", help="comma-separated: eager,compiled (default: both; --per-transform too)")
     parser.add_argument("--only", help="--per-transform: comma-separated rows (default: all)")
     parser.add_argument(
         "--photos",
@@ -546,13 +563,15 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = "python -m jitvision 
     )
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     job = "pipelines"
-    for flag, name in (("per_transform", "per-transform"), ("batch", "batch"), ("augment", "augment")):
+    flags = (("per_transform", "per-transform"), ("batch", "batch"), ("pil", "pil"), ("augment", "augment"))
+    for flag, name in flags:
         job = name if getattr(args, flag) else job
     job = "threads" if args.threads is not None else job
     run_job = {
         "pipelines": _main_pipelines,
         "per-transform": _main_per_transform,
         "batch": _main_batch,
+        "pil": _main_pil,
         "augment": _main_augment,
         "threads": _main_threads,
     }[job]
@@ -652,6 +671,11 @@ def _main_per_transform(args: argparse.Namespace) -> int:
         photo_names = all_photos if args.photos == "all" else _pick(args.photos, all_photos, "photo")
     images, names, label = _photos.load_photos(photo_names, synthetic=args.synthetic)
     variants = per_transform.VARIANTS
+    if args.modes:
+        variants = [v for v in variants if v[1] in _pick(args.modes, ["eager", "compiled"], "mode")]
+    if args.libraries:
+        libraries = list(dict.fromkeys(library for library, _ in per_transform.VARIANTS))
+        variants = [v for v in variants if v[0] in _pick(args.libraries, libraries, "library")]
     min_run_time = 0.4 if args.min_run_time is None else args.min_run_time
     rounds = 5 if args.rounds is None else args.rounds
     if args.quick:
@@ -659,8 +683,10 @@ def _main_per_transform(args: argparse.Namespace) -> int:
         min_run_time, rounds = min(min_run_time, 0.05), min(rounds, 2)
     sizes = ", ".join(f"{n} {tuple(i.shape[:2])}" for n, i in zip(names, images))
     _log(f"images: {label}: {sizes}")
-    results = per_transform.run(rows, images, variants, min_run_time, rounds, backend=args.compile_backend, log=_log)
     versions = _versions()
+    results = per_transform.run(
+        rows, images, variants, min_run_time, rounds, backend=args.compile_backend, log=_log, versions=versions
+    )
     print(
         f"images/s, 1 thread, {len(images)} images ({label}: {sizes}), best of {rounds} interleaved rounds; "
         + ", ".join(f"{k} {v}" for k, v in versions.items() if v)
@@ -699,6 +725,32 @@ def _main_batch_device(args: argparse.Namespace) -> int:
         f"{crop}] float32, best of {rounds} rounds; " + ", ".join(f"{k} {v}" for k, v in versions.items() if v)
     )
     print(gpu.format_markdown(rows))
+    return 0
+
+
+def _main_pil(args: argparse.Namespace) -> int:
+    from ._bench import _photos, pil_path
+
+    all_photos = [p[0] for p in _photos.PHOTOS]
+    names = all_photos if args.photos in (None, "all") else _pick(args.photos, all_photos, "photo")
+    images, label = pil_path.pil_photos(names)
+    min_run_time = 2.0 if args.min_run_time is None else args.min_run_time
+    rounds = 7 if args.rounds is None else args.rounds
+    if args.quick:
+        min_run_time, rounds = min(min_run_time, 0.05), min(rounds, 2)
+    results = pil_path.run(images, args.presets, min_run_time, rounds)
+    versions = _versions()
+    print(
+        f"us per sample, 1 thread, {len(images)} RGB PIL images ({label}), best of {rounds} interleaved rounds; "
+        + ", ".join(f"{k} {v}" for k, v in versions.items() if v)
+    )
+    print(pil_path.format_markdown(results))
+    differences = pil_path.difference(images, draws=2 if args.quick else 20)
+    print("\njitvision's PIL path against PIL's resampling (same draws, uint8 levels):")
+    print(pil_path.format_difference(differences))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"images": label, "versions": versions, "rows": results, "difference": differences}, f, indent=2)
     return 0
 
 

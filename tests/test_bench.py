@@ -109,7 +109,7 @@ def test_plot_writes_a_png(tmp_path):
 
 # ---- --per-transform and --batch ------------------------------------------------------------------------------
 
-from jitvision._bench import _photos, _rows, _timing, per_transform  # noqa: E402
+from jitvision._bench import _peer_process, _photos, _rows, _timing, per_transform  # noqa: E402
 from jitvision._bench import batch as batch_job  # noqa: E402
 
 TINY = [_photos._synthetic(24, 32, 0), _photos._synthetic(30, 20, 1), _photos._synthetic(24, 32, 2)]
@@ -171,6 +171,7 @@ def test_per_transform_rows_on_tiny_images(monkeypatch):
         raise _timing.Unavailable("kornia is not installed")
 
     monkeypatch.setattr(per_transform, "_kornia", no_kornia)
+    monkeypatch.setattr(_peer_process, "albumentationsx_python", lambda: None)
     rows = [row for row in _rows.ROWS if row.name in ("HorizontalFlip", "Pad", "Normalize")] + [_fake_row()]
     results = per_transform.run(rows, TINY, min_run_time=0.01, rounds=2, backend="eager")
     assert [r["row"] for r in results] == ["HorizontalFlip", "Pad", "Normalize", "Missing"]
@@ -182,6 +183,7 @@ def test_per_transform_rows_on_tiny_images(monkeypatch):
         assert cells["jitvision compiled"]["graphs"] == 2  # one per image size, warmed up before timing
         assert "recompiled_during_timing" not in cells["jitvision compiled"]
         assert cells["kornia eager"]["images_per_s"] is None and "not installed" in cells["kornia eager"]["unavailable"]
+        assert "make albumentationsx" in cells["albumentationsx eager"]["unavailable"]
         best = max(cells["jitvision eager"]["images_per_s"], cells["jitvision compiled"]["images_per_s"])
         assert result["vs_torchvision"] == pytest.approx(best / cells["torchvision eager"]["images_per_s"])
         alb = cells["albumentations eager"]
@@ -315,3 +317,66 @@ def test_augment_pipelines_build_and_agree_in_shape():
         assert ours.shape == theirs.shape == (3, 224, 224) and ours.dtype == theirs.dtype == torch.float32
     row = {"job": "ta", "library": "timm", "mode": "eager", "time_us": None, "unavailable": "timm is not installed"}
     assert "unavailable" in augment.format_row(row)
+
+
+# A stand-in for AlbumentationsX (installed under the module name albumentations): a class that warns about the
+# arguments it does not take and falls back to its defaults, as AlbumentationsX's renamed classes do.
+FAKE_ALBUMENTATIONSX = """
+import warnings
+
+__version__ = "2.5.1-fake"
+
+
+class HorizontalFlip:
+    def __init__(self, p=0.5):
+        self.p = p
+
+    def __call__(self, image):
+        return {"image": image[:, ::-1]}
+
+
+class Sharpen:
+    def __init__(self, p=0.5, **unknown):
+        if unknown:
+            warnings.warn(f"Argument(s) '{', '.join(unknown)}' are not valid for transform Sharpen", UserWarning)
+"""
+
+
+def test_albumentationsx_runs_in_its_own_process_at_the_stated_parameters(tmp_path, monkeypatch):
+    import os
+    import sys
+
+    (tmp_path / "albumentations.py").write_text(FAKE_ALBUMENTATIONSX)
+    monkeypatch.setenv(_peer_process.PYTHON_ENV, sys.executable)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    rows = [row for row in _rows.ROWS if row.name in ("HorizontalFlip", "Sharpen", "Elastic", "Resize")]
+    variants = [("jitvision", "eager"), ("albumentationsx", "eager")]
+    versions = {}
+    results = {r["row"]: r for r in per_transform.run(rows, TINY, variants, 0.01, 2, "eager", versions=versions)}
+    assert versions["albumentationsx"] == "2.5.1-fake"
+    flip = results["HorizontalFlip"]
+    assert flip["variants"]["albumentationsx eager"]["images_per_s"] > 0
+    assert flip["vs_albumentationsx"] == pytest.approx(
+        flip["variants"]["jitvision eager"]["images_per_s"] / flip["variants"]["albumentationsx eager"]["images_per_s"]
+    )
+    # The stand-in's Sharpen takes none of the row's arguments: it warns, and the worker refuses the row.
+    sharpen = results["Sharpen"]["variants"]["albumentationsx eager"]
+    assert sharpen["images_per_s"] is None and "not valid for transform Sharpen" in sharpen["unavailable"]
+    assert "another algorithm" in results["Elastic"]["variants"]["albumentationsx eager"]["unavailable"]
+    assert "Resize" in results["Resize"]["variants"]["albumentationsx eager"]["unavailable"]
+    assert "jv best / albx" in per_transform.format_markdown(list(results.values()), variants)
+
+
+def test_new_rows_match_torchvision():
+    import torchvision.transforms.v2 as TV
+
+    image = per_transform.preload([_photos._synthetic(150, 170, 3)])["chw"][0]
+    for name in ("Gamma", "RotateNearest"):
+        row = next(r for r in _rows.ROWS if r.name == name)
+        torch.manual_seed(0)
+        expected = row.torch(TV)(image)
+        torch.manual_seed(0)
+        got = row.torch(T)(image)
+        assert got.shape == expected.shape and got.dtype == expected.dtype
+        if name == "Gamma":
+            assert torch.equal(got, expected)

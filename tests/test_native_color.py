@@ -18,6 +18,7 @@ import jitvision.transforms as T
 import jitvision.transforms.functional as F
 from jitvision import _native
 from jitvision.transforms._color._jitter import _jitter_loop
+from jitvision.transforms.functional._color import _native_u8
 from tests.helpers import assert_matches_oracle, assert_one_graph
 
 pytestmark = pytest.mark.skipif(not _native.AVAILABLE, reason="needs the native extension (see test_native.py)")
@@ -94,6 +95,27 @@ def test_native_brightness_is_bit_exact(seed, monkeypatch):
     factor = rng.choice([rng.uniform(0.0, 3.0), rng.uniform(0.9, 1.1), 255.0 / rng.randint(1, 255), 1e9])
     ours = F.adjust_brightness(image, factor)
     assert torch.equal(ours, _without_native(monkeypatch, F.adjust_brightness, image, factor))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_native_gamma_is_a_table_look_up_and_bit_exact(seed, monkeypatch):
+    # uint8 gamma: a table of the 256 per-level float results (built once per gamma and gain) looked up natively;
+    # equal on every value to the PyTorch path and to torchvision's per-pixel float computation.
+    rng = random.Random(seed)
+    shape = (*rng.choice([(), (2,)]), rng.choice([1, 3, 4]), rng.randint(1, 90), rng.randint(1, 130))
+    image = torch.randint(0, 256, shape, dtype=torch.uint8)
+    gamma = rng.choice([1.2, rng.uniform(0.0, 3.0), 0.0, 1.0, 1e-3])
+    gain = rng.choice([1.0, rng.uniform(0.3, 2.0)])
+    looked_up = []
+    real = _native_u8.lookup
+    monkeypatch.setattr(_native_u8, "lookup", lambda *a: looked_up.append(1) or real(*a))
+    ours = F.adjust_gamma(image, gamma, gain)
+    assert looked_up, "the uint8 gamma goes through the native look-up"
+    monkeypatch.undo()
+    assert torch.equal(ours, TF.adjust_gamma(image, gamma, gain))
+    assert torch.equal(ours, _without_native(monkeypatch, F.adjust_gamma, image, gamma, gain))
+    channels_last = image.reshape(-1, *image.shape[-3:]).contiguous(memory_format=torch.channels_last)
+    assert torch.equal(F.adjust_gamma(channels_last, gamma, gain), TF.adjust_gamma(channels_last, gamma, gain))
 
 
 @pytest.mark.parametrize("seed", range(10))

@@ -5,6 +5,10 @@ a class that does not exist yet makes that variant "unavailable" (with the reaso
 Random transforms get p=1, so the work is always done. Parameters, matched as closely as the APIs allow:
 
 Per row: torchvision v2 and jitvision (TV), albumentations 2.0.8 (A), kornia 0.9 on its float input (K).
+AlbumentationsX 2.5.1 (AX) runs A's parameters under its own argument names (``ALBUMENTATIONSX``, at the end).
+Note on Brightness/Contrast: A's RandomBrightnessContrast computes ``x * alpha + beta * 255`` (one table); AX's, with
+its default ``brightness_by_max=False``, computes torchvision's operations (``x * (1 + beta)``, and the blend with the
+mean gray level), which is what the TV row computes.
 
 - Resize: TV Resize((256, 256)), bilinear, antialias=True; A Resize(256, 256, INTER_AREA) (cv2's
   antialiased downscale); K Resize((256, 256), antialias=True).
@@ -34,10 +38,14 @@ Per row: torchvision v2 and jitvision (TV), albumentations 2.0.8 (A), kornia 0.9
   additions=0, p=1) (threshold 0.5).
 - Equalize: TV RandomEqualize(p=1); A Equalize() (cv, per channel); K RandomEqualize(p=1).
 - AutoContrast: TV RandomAutocontrast(p=1); A AutoContrast(); K RandomAutoContrast(p=1).
+- Gamma: TV functional adjust_gamma(image, 1.2) (v2 has no gamma transform class; a fixed gamma); A
+  RandomGamma(gamma_limit=(120, 120)) (gamma = limit / 100); K RandomGamma((1.2, 1.2), p=1).
 - Invert: TV RandomInvert(p=1); A InvertImg(); K RandomInvert(p=1).
 - ChannelPermutation: TV RandomChannelPermutation(); A ChannelShuffle(); K RandomChannelShuffle(p=1).
 - Rotate: TV RandomRotation(45), bilinear, fill 0; A Rotate(45, INTER_LINEAR, BORDER_CONSTANT); K
   RandomRotation(45, p=1).
+- RotateNearest: TV RandomRotation(45, interpolation=NEAREST, fill=0); A Rotate(45, INTER_NEAREST, BORDER_CONSTANT);
+  K RandomRotation(45, resample="nearest", p=1).
 - Affine: TV RandomAffine(25, translate=(0.1, 0.1), scale=(0.9, 1.1), shear=10), bilinear, fill 0; A
   Affine(rotate=(-25, 25), translate_percent=(-0.1, 0.1), scale=(0.9, 1.1), shear=(-10, 10), INTER_LINEAR);
   K RandomAffine(25, (0.1, 0.1), (0.9, 1.1), 10, p=1).
@@ -132,6 +140,20 @@ def _normalize(ns: Any) -> Any:
 
 def _jitter(**factors: Any) -> Callable[[Any], Any]:
     return lambda ns: cls(ns, "ColorJitter")(**factors)
+
+
+def _functional(name: str, **kwargs: Any) -> Callable[[Any], Any]:
+    """A row that calls the namespace's functional ``name`` with fixed arguments (where v2 has no class)."""
+
+    def build(ns: Any) -> Callable[[Any], Any]:
+        import importlib
+
+        fn = getattr(importlib.import_module(ns.__name__ + ".functional"), name, None)
+        if fn is None:
+            raise Unavailable(f"{ns.__name__}.functional has no {name}")
+        return lambda image: fn(image, **kwargs)
+
+    return build
 
 
 def _alb_jitter(brightness: Any = (1, 1), contrast: Any = (1, 1), saturation: Any = (1, 1), hue: Any = (0, 0)):
@@ -254,6 +276,12 @@ ROWS: List[Row] = [
         lambda K: K.RandomAutoContrast(p=1.0),
     ),
     Row(
+        "Gamma",
+        _functional("adjust_gamma", gamma=1.2),
+        lambda A, cv2: A.RandomGamma(gamma_limit=(120, 120), p=1),
+        lambda K: K.RandomGamma((1.2, 1.2), p=1.0),
+    ),
+    Row(
         "Invert",
         lambda ns: cls(ns, "RandomInvert")(p=1.0),
         lambda A, cv2: A.InvertImg(p=1),
@@ -270,6 +298,14 @@ ROWS: List[Row] = [
         lambda ns: cls(ns, "RandomRotation")(45, interpolation=_interp(ns), fill=0),
         lambda A, cv2: A.Rotate(limit=45, interpolation=cv2.INTER_LINEAR, border_mode=cv2.BORDER_CONSTANT, fill=0, p=1),
         lambda K: K.RandomRotation(45.0, p=1.0),
+    ),
+    Row(
+        "RotateNearest",
+        lambda ns: cls(ns, "RandomRotation")(45, interpolation=_interp(ns, "NEAREST"), fill=0),
+        lambda A, cv2: A.Rotate(
+            limit=45, interpolation=cv2.INTER_NEAREST, border_mode=cv2.BORDER_CONSTANT, fill=0, p=1
+        ),
+        lambda K: K.RandomRotation(45.0, resample="nearest", p=1.0),
     ),
     Row(
         "Affine",
@@ -370,6 +406,50 @@ ROWS += [
     Row("AugMix", lambda ns: cls(ns, "AugMix")(), None, None),
 ]
 ROW_NAMES = [row.name for row in ROWS]
+
+# AlbumentationsX (the maintained, AGPL successor of albumentations, installed under the same module name and run
+# in its own process, see ``_peer_process``) renamed the arguments of these classes: given 2.0.8's names it warns
+# and falls back to its defaults, so its rows are built from these (at the same parameters) with warnings turned
+# into errors. Every other row's albumentations builder runs as it is under AlbumentationsX too.
+ALBUMENTATIONSX: Dict[str, Optional[Callable[[Any, Any], Any]]] = {
+    "Brightness": lambda A, cv2: A.RandomBrightnessContrast(
+        brightness_range=(0.2, 0.2), contrast_range=(0.0, 0.0), p=1
+    ),
+    "Contrast": lambda A, cv2: A.RandomBrightnessContrast(brightness_range=(0.0, 0.0), contrast_range=(0.2, 0.2), p=1),
+    "Saturation": lambda A, cv2: A.ColorJitter(
+        brightness_range=(1, 1), contrast_range=(1, 1), saturation_range=(1.5, 1.5), hue_range=(0, 0), p=1
+    ),
+    "Hue": lambda A, cv2: A.ColorJitter(
+        brightness_range=(1, 1), contrast_range=(1, 1), saturation_range=(1, 1), hue_range=(0.05, 0.05), p=1
+    ),
+    "ColorJitter": lambda A, cv2: A.ColorJitter(
+        brightness_range=(0.6, 1.4), contrast_range=(0.6, 1.4), saturation_range=(0.6, 1.4), hue_range=(-0.1, 0.1), p=1
+    ),
+    "Sharpen": lambda A, cv2: A.Sharpen(alpha_range=(0.5, 0.5), lightness_range=(1.0, 1.0), p=1),
+    "Posterize": lambda A, cv2: A.Posterize(num_bits=(4, 4), p=1),
+    "Gamma": lambda A, cv2: A.RandomGamma(gamma_range=(120, 120), p=1),
+    "Rotate": lambda A, cv2: A.Rotate(
+        angle_range=(-45, 45), interpolation=cv2.INTER_LINEAR, border_mode=cv2.BORDER_CONSTANT, fill=0, p=1
+    ),
+    "RotateNearest": lambda A, cv2: A.Rotate(
+        angle_range=(-45, 45), interpolation=cv2.INTER_NEAREST, border_mode=cv2.BORDER_CONSTANT, fill=0, p=1
+    ),
+    "ScaleJitter": lambda A, cv2: A.RandomScale(scale_range=(-0.9, 1.0), interpolation=cv2.INTER_LINEAR, p=1),
+    "GaussianBlur": lambda A, cv2: A.GaussianBlur(blur_range=(5, 5), sigma_range=(1.0, 1.0), p=1),
+    "GaussianBlur9": lambda A, cv2: A.GaussianBlur(blur_range=(9, 9), sigma_range=(2.0, 2.0), p=1),
+    # Its ElasticTransform is another algorithm (a displacement on a coarse control grid, relative to the size; no
+    # alpha/sigma): not the same operation.
+    "Elastic": None,
+}
+ALBUMENTATIONSX_MISSING = (
+    "AlbumentationsX's ElasticTransform is another algorithm (control-grid displacement, no alpha/sigma)"
+)
+
+
+def albumentationsx_builder(row: Row) -> Optional[Callable[[Any, Any], Any]]:
+    """The AlbumentationsX builder of ``row``: its own where it renamed the arguments, else albumentations'."""
+    return ALBUMENTATIONSX[row.name] if row.name in ALBUMENTATIONSX else row.albumentations
+
 
 # Where a library has no equivalent of a row (shown as "–").
 MISSING_REASON: Dict[str, str] = {"kornia": "kornia.augmentation has no equivalent class"}

@@ -11,8 +11,10 @@ Variants: jitvision eager; jitvision compiled (``jitvision.transforms.compile(tr
 jitvision's guard filter, one token guard per transform instead of the guards on its attributes; inductor, with dynamo's
 ``dynamic=False`` settings applied once around the run, see ``_timing.static_shapes``: one graph per image
 size, all warmed up before timing; the graphs are counted, and a compile during timing is reported);
-torchvision v2 eager; albumentations; kornia. Ratios: jitvision's best variant over albumentations and over
-torchvision (above 1: jitvision is faster). Each row's parameters are in ``_rows``.
+torchvision v2 eager; albumentations 2.0.8; AlbumentationsX (in a process of its own, timed in the same interleaved
+rounds, see ``_peer_process``); kornia. Ratios: jitvision's best variant over albumentations, AlbumentationsX and
+torchvision (above 1: jitvision is faster). Each row's parameters are in ``_rows``; the peers' transforms are built
+with warnings turned into errors (an argument a version does not take falls back to its default with a warning).
 
 Why the compiled variants lose on cheap rows (measured here, torch 2.14.1, AVX2, 1 thread; the numbers are in
 docs/design/eager-calls.md):
@@ -38,7 +40,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
-from . import _photos
+from . import _peer_process, _photos
 from ._rows import MISSING_REASON, ROWS, Row
 from ._timing import (
     Unavailable,
@@ -56,9 +58,22 @@ VARIANTS: List[Tuple[str, str]] = [
     ("jitvision", "compiled"),
     ("torchvision", "eager"),
     ("albumentations", "eager"),
+    ("albumentationsx", "eager"),
     ("kornia", "eager"),
 ]
-INPUT_FORMAT = {"jitvision": "chw", "torchvision": "chw", "albumentations": "hwc", "kornia": "float"}
+INPUT_FORMAT = {
+    "jitvision": "chw",
+    "torchvision": "chw",
+    "albumentations": "hwc",
+    "albumentationsx": "hwc",
+    "kornia": "float",
+}
+# The peers whose ratio to jitvision's best variant the table shows: (result key, variant key).
+PEERS = (
+    ("vs_albumentations", "albumentations eager"),
+    ("vs_albumentationsx", "albumentationsx eager"),
+    ("vs_torchvision", "torchvision eager"),
+)
 COMPILED_WARMUP_PASSES = 2
 
 
@@ -100,10 +115,20 @@ def _kornia() -> Any:
     return K
 
 
-def build(row: Row, library: str, mode: str, backend: str = "inductor") -> Tuple[Callable[[Any], Any], Any]:
+def build(
+    row: Row, library: str, mode: str, backend: str = "inductor", peer: Optional[_peer_process.PeerProcess] = None
+) -> Tuple[Callable[[Any], Any], Any]:
     """``(fn, counter)``: fn maps one image (the library's format) to a contiguous output; counter counts the
-    compiled graphs (None when eager). Raises Unavailable."""
+    compiled graphs (None when eager). Raises Unavailable. AlbumentationsX (``peer``, its own process) returns a
+    ``RemotePass`` instead of fn: one pass over the images there, built and warmed up."""
     counter = None
+    if library == "albumentationsx":
+        if peer is None:
+            raise Unavailable(f"AlbumentationsX is not set up (make albumentationsx, or {_peer_process.PYTHON_ENV})")
+        if mode != "eager":
+            raise Unavailable(f"{library} has no compiled mode here")
+        peer.build(row.name)
+        return _peer_process.RemotePass(peer, row.name), None
     if library in ("jitvision", "torchvision"):
         transform = row.torch(_torch_namespace(library))
         if mode == "compiled":
@@ -118,7 +143,7 @@ def build(row: Row, library: str, mode: str, backend: str = "inductor") -> Tuple
         import numpy as np
 
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+            warnings.simplefilter("error")  # an argument it does not take would fall back to a default, warning
             transform = row.albumentations(A, cv2)
         return (lambda image: np.ascontiguousarray(transform(image=image)["image"])), None
     if library == "kornia":
@@ -156,6 +181,7 @@ def run_row(
     min_run_time: float = 0.4,
     rounds: int = 5,
     backend: str = "inductor",
+    peer: Optional[_peer_process.PeerProcess] = None,
 ) -> Dict[str, Any]:
     """One row: ``{"row": name, "variants": {"library mode": {"images_per_s", "unavailable", "graphs", ...}},
     "vs_albumentations", "vs_torchvision"}``."""
@@ -167,8 +193,11 @@ def run_row(
         cell: Dict[str, Any] = {"images_per_s": None}
         result["variants"][_key(library, mode)] = cell
         try:
-            fn, counter = build(row, library, mode, backend)
+            fn, counter = build(row, library, mode, backend, peer)
             images = inputs[INPUT_FORMAT[library]]
+            if isinstance(fn, _peer_process.RemotePass):  # built and warmed up in its process
+                runnable.append((_key(library, mode), fn, None, 0))
+                continue
             torch.manual_seed(0)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -199,12 +228,12 @@ def run_row(
 
 
 def ratios(cells: Dict[str, Dict[str, Any]]) -> Dict[str, Optional[float]]:
-    """jitvision's best variant (images/s) over albumentations and over torchvision eager."""
+    """jitvision's best variant (images/s) over albumentations, AlbumentationsX and torchvision eager."""
     ours = [cells.get(_key("jitvision", m), {}).get("images_per_s") for m in ("eager", "compiled")]
     ours = [v for v in ours if v is not None]
     best = max(ours) if ours else None
     out: Dict[str, Optional[float]] = {}
-    for name, key in (("vs_albumentations", "albumentations eager"), ("vs_torchvision", "torchvision eager")):
+    for name, key in PEERS:
         theirs = cells.get(key, {}).get("images_per_s")
         out[name] = best / theirs if best is not None and theirs else None
     return out
@@ -218,21 +247,36 @@ def run(
     rounds: int = 5,
     backend: str = "inductor",
     log: Optional[Callable[[str], None]] = None,
+    versions: Optional[Dict[str, Optional[str]]] = None,
 ) -> List[Dict[str, Any]]:
-    """Every row (see ``run_row``) over ``images`` (HWC uint8 tensors; default: the default photographs)."""
+    """Every row (see ``run_row``) over ``images`` (HWC uint8 tensors; default: the default photographs).
+    ``versions``, if given, gets the version of AlbumentationsX (its own process) under "albumentationsx"."""
     torch.set_num_threads(1)
     if images is None:
         images = _photos.load_photos(_photos.DEFAULT_PHOTOS)[0]
     import_peers()
     inputs = preload(images)
     allow_recompiles(len({tuple(image.shape) for image in images}) + 8)
-    results = []
-    with static_shapes():
-        for row in rows:
-            result = run_row(row, inputs, variants, min_run_time, rounds, backend)
+    peer = None
+    if any(library == "albumentationsx" for library, _ in variants):
+        try:
+            peer = _peer_process.start(inputs["hwc"])
+            if versions is not None:
+                versions["albumentationsx"] = peer.version
+        except Unavailable as exc:
             if log is not None:
-                log(_log_line(result))
-            results.append(result)
+                log(f"AlbumentationsX: {exc}")
+    results = []
+    try:
+        with static_shapes():
+            for row in rows:
+                result = run_row(row, inputs, variants, min_run_time, rounds, backend, peer)
+                if log is not None:
+                    log(_log_line(result))
+                results.append(result)
+    finally:
+        if peer is not None:
+            peer.close()
     return results
 
 
@@ -259,7 +303,7 @@ def _ratio(value: Optional[float]) -> str:
 
 def format_markdown(results: Sequence[Dict[str, Any]], variants: Sequence[Tuple[str, str]] = VARIANTS) -> str:
     """A markdown table (images/s, higher is better), then the reasons of the "–" cells."""
-    header = ["transform", *[_key(*v) for v in variants], "jv best / alb", "jv best / tv"]
+    header = ["transform", *[_key(*v) for v in variants], "jv best / alb", "jv best / albx", "jv best / tv"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     notes: Dict[Tuple[str, str], List[str]] = {}  # (row, reason) -> variants
     for result in results:
@@ -269,7 +313,7 @@ def format_markdown(results: Sequence[Dict[str, Any]], variants: Sequence[Tuple[
             cells.append(_cell(cell))
             if cell is not None and cell.get("unavailable"):
                 notes.setdefault((result["row"], cell["unavailable"]), []).append(_key(*variant))
-        cells += [_ratio(result.get("vs_albumentations")), _ratio(result.get("vs_torchvision"))]
+        cells += [_ratio(result.get(name)) for name, _ in PEERS]
         lines.append("| " + " | ".join(cells) + " |")
     graphs = [
         f"{r['row']}={r['variants'][_key('jitvision', 'compiled')]['graphs']}"
@@ -294,7 +338,7 @@ def plot(results: Sequence[Dict[str, Any]], path: str, variants: Sequence[Tuple[
     except ImportError:
         print("--plot: matplotlib is not installed (pip install matplotlib); no chart written", file=sys.stderr)
         return False
-    colors = ["tab:green", "yellowgreen", "tab:blue", "tab:orange", "tab:purple"]
+    colors = ["tab:green", "yellowgreen", "tab:blue", "tab:orange", "tab:red", "tab:purple"]
     fig, ax = plt.subplots(figsize=(9, 0.45 * len(variants) * max(1, len(results)) * 0.45 + 2))
     height = 0.8 / len(variants)
     for i, variant in enumerate(variants):

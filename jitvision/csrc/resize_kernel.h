@@ -323,13 +323,40 @@ __attribute__((target("ssse3"))) int64_t split_rgb_ssse3(const uint8_t* row, int
   }
   return c;
 }
+
+// 16 pixels of 4 bytes (RGBX: what Pillow stores for RGB, and RGBA) into C = 3 or 4 planes: for each channel, one
+// byte shuffle per 16-byte load gathers its 4 bytes into that load's quarter of the output. Stops one pixel short
+// of the row's end, so that the 4th byte of the last pixel (not part of a 3-channel view) is never read. Returns
+// the columns done.
+__attribute__((target("ssse3"))) int64_t split_rgbx_ssse3(const uint8_t* row, int64_t ncols, int64_t C, uint8_t* dst,
+                                                        int64_t plane) {
+  __m128i mask[4][4];
+  for (int ch = 0; ch < 4; ++ch)
+    for (int k = 0; k < 4; ++k) {
+      alignas(16) int8_t m[16];
+      for (int j = 0; j < 16; ++j) m[j] = (j / 4 == k) ? static_cast<int8_t>(ch + 4 * (j % 4)) : int8_t{-1};
+      mask[ch][k] = _mm_load_si128(reinterpret_cast<const __m128i*>(m));
+    }
+  int64_t c = 0;
+  for (; c + 16 < ncols; c += 16) {
+    const __m128i* in = reinterpret_cast<const __m128i*>(row + 4 * c);
+    const __m128i v0 = _mm_loadu_si128(in), v1 = _mm_loadu_si128(in + 1), v2 = _mm_loadu_si128(in + 2),
+                  v3 = _mm_loadu_si128(in + 3);
+    for (int ch = 0; ch < C; ++ch) {
+      const __m128i lo = _mm_or_si128(_mm_shuffle_epi8(v0, mask[ch][0]), _mm_shuffle_epi8(v1, mask[ch][1]));
+      const __m128i hi = _mm_or_si128(_mm_shuffle_epi8(v2, mask[ch][2]), _mm_shuffle_epi8(v3, mask[ch][3]));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + ch * plane + c), _mm_or_si128(lo, hi));
+    }
+  }
+  return c;
+}
 #endif
 
 //
 // Images from PIL or numpy arrive as a [C, H, W] view of [H, W, C] memory (what pil_to_tensor and ToImage
-// give). Both passes want unit stride along W, so the rows the plan reads are first split into C contiguous
-// planes, in one pass that reads the memory in order. Three separate strided gathers, one per channel, cost
-// ~5x more (1.7 ms for the inference preset on 480x640, slower than torchvision's interpolate).
+// give), or of Pillow's own 4-bytes-per-pixel memory (Compose's PIL path). Both passes want unit stride along W,
+// so the rows the plan reads are first split into C contiguous planes, in one pass that reads the memory in
+// order. Three separate strided gathers, one per channel, cost ~5x more (1.7 ms for the inference preset on 480x640, slower than torchvision's interpolate).
 
 // planes[ch * nrows * ncols + r * ncols + c] = src[r * sh + c * sw + ch * sc], for ch < C, r < nrows, c < ncols.
 void split_channels(const uint8_t* src, int64_t sh, int64_t sw, int64_t sc, int64_t C, int64_t nrows, int64_t ncols,
@@ -340,6 +367,8 @@ void split_channels(const uint8_t* src, int64_t sh, int64_t sw, int64_t sc, int6
     int64_t c = 0;
 #if defined(__SSE2__) && defined(JV_AVX2_PATH)
     if (C == 3 && sc == 1 && sw == 3 && have_ssse3()) c = split_rgb_ssse3(row, ncols, planes + r * ncols, plane);
+    if ((C == 3 || C == 4) && sc == 1 && sw == 4 && have_ssse3())
+      c = split_rgbx_ssse3(row, ncols, C, planes + r * ncols, plane);
 #endif
     for (; c < ncols; ++c)
       for (int64_t ch = 0; ch < C; ++ch) planes[ch * plane + r * ncols + c] = row[c * sw + ch * sc];

@@ -3,6 +3,7 @@
 import copy
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
+import PIL.Image
 import torch
 from torch import nn
 
@@ -10,6 +11,7 @@ from ..tv_tensors import batch_samples, unbatch_samples
 from ..tv_tensors._batch_pytree import sample_leaf
 from ..tv_tensors._batched import BATCH_TYPES
 from ..tv_tensors._encoded import EncodedImage
+from . import _pil_path
 from ._decode_fused import run_fused_encoded
 from ._fusion import run_float_tail, run_fused
 from ._script_fusion import script_prefix
@@ -67,6 +69,39 @@ def _apply_all(run: Sequence[Any], sample: Any) -> Any:
     return sample
 
 
+@torch.jit.unused
+def _run_steps(transforms: Sequence[Any], sample: Any, unpack: bool) -> Any:
+    """Compose's eager run of ``transforms`` on ``sample`` (``unpack``: a tuple of inputs, unpacked into each step)."""
+    start = 0
+    if not unpack:
+        # A resize-led prefix on a uint8 image runs as one native call (see _fusion.py): same draws, same
+        # output within float rounding, a fraction of the time.
+        fused = run_fused(transforms, sample)
+        if fused is None and type(sample) is EncodedImage:  # decoded only where the crop or resize keeps pixels
+            fused = run_fused_encoded(transforms, sample)
+        if fused is not None:
+            sample, start = fused
+    position = start
+    while position < len(transforms):
+        end = None if unpack else _per_sample_run(transforms, position)
+        if end is not None and _is_batch_sample(sample):
+            # A drawn output size then a fixed-size Resize on a batch sample: each sample through that run with
+            # its own draws, then batched again (the batch holds one size again after the Resize).
+            run = transforms[position:end]
+            sample = batch_samples([_apply_all(run, one) for one in unbatch_samples(sample)])
+            position = end
+            continue
+        if not unpack:
+            tail = run_float_tail(transforms, position, sample)  # ToDtype [+ Normalize] after a policy
+            if tail is not None:
+                sample, position = tail
+                continue
+        transform = transforms[position]
+        sample = transform(*sample) if unpack else transform(sample)
+        position += 1
+    return sample
+
+
 class Compose(Transform):
     """Apply ``transforms`` in order: each gets what the previous one returned.
 
@@ -78,6 +113,11 @@ class Compose(Transform):
     RandomIoUCrop, ScaleJitter, RandomShortestSize, RandomResize) followed, later, by a ``Resize`` to a fixed
     ``[h, w]`` runs with the steps up to that Resize sample by sample (each its own draws), and the batch is
     rebuilt after it; alone, such a transform refuses a batch.
+
+    A PIL image (RGB or L) given to a Compose that converts it later (``PILToTensor`` or ``ToImage``, with only
+    steps before it that treat tensors as they treat PIL images) is taken as a tensor view of its pixels at the
+    first step, and every step runs on the native tensor kernels; the output has the type torchvision's pipeline
+    returns. Deliberate difference: the resampling is torch's, not PIL's (see ``_pil_path`` and docs/pil-path.md).
     """
 
     def __init__(self, transforms: Sequence[Callable[..., Any]]) -> None:
@@ -173,34 +213,14 @@ class Compose(Transform):
         # A tuple, read afresh each call (the ModuleList may change): indexing a ModuleList formats a string key
         # per access, which was about a third of eager Compose's Python time.
         transforms = tuple(self.transforms)
-        start = 0
-        if not unpack:
-            # A resize-led prefix on a uint8 image runs as one native call (see _fusion.py): same draws, same
-            # output within float rounding, a fraction of the time.
-            fused = run_fused(transforms, sample)
-            if fused is None and type(sample) is EncodedImage:  # decoded only where the crop or resize keeps pixels
-                fused = run_fused_encoded(transforms, sample)
-            if fused is not None:
-                sample, start = fused
-        position = start
-        while position < len(transforms):
-            end = None if unpack else _per_sample_run(transforms, position)
-            if end is not None and _is_batch_sample(sample):
-                # A drawn output size then a fixed-size Resize on a batch sample: each sample through that run with
-                # its own draws, then batched again (the batch holds one size again after the Resize).
-                run = transforms[position:end]
-                sample = batch_samples([_apply_all(run, one) for one in unbatch_samples(sample)])
-                position = end
-                continue
-            if not unpack:
-                tail = run_float_tail(transforms, position, sample)  # ToDtype [+ Normalize] after a policy
-                if tail is not None:
-                    sample, position = tail
-                    continue
-            transform = transforms[position]
-            sample = transform(*sample) if unpack else transform(sample)
-            position += 1
-        return sample
+        if not unpack and isinstance(sample, PIL.Image.Image):
+            # A PIL image the pipeline converts later anyway: a tensor view of it from the first step (_pil_path).
+            converted = _pil_path.plan(transforms, sample)
+            if converted is not None:
+                steps, kind = converted
+                inpt, view = _pil_path.as_input(sample, kind)
+                return _pil_path.own(_run_steps(tuple(steps), inpt, False), view)
+        return _run_steps(transforms, sample, unpack)
 
     @torch.jit.unused
     def make_params(self, flat_inputs: List[Any]) -> Dict[str, Any]:

@@ -5,6 +5,9 @@ public kernels with torchvision's float signatures. Results follow torchvision: 
 for float64 images), clamped to the dtype's range (floats to [0, 1]) and truncated back to integer dtypes.
 """
 
+import functools
+from typing import Optional
+
 import PIL.Image
 import PIL.ImageEnhance
 import torch
@@ -200,13 +203,39 @@ def _gamma_float(image: torch.Tensor, gamma: torch.Tensor, gain: float) -> torch
     return out
 
 
+def _gamma_table(gamma: torch.Tensor, gain: float, device: torch.device) -> torch.Tensor:
+    """The 256 uint8 results of the per-pixel float computation, one per input level."""
+    levels = torch.arange(256, dtype=torch.uint8, device=device)
+    return to_dtype_image(_gamma_float(to_dtype_image(levels, torch.float32, True), gamma, gain), torch.uint8, True)
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_gamma_table(gamma: float, gain: float) -> torch.Tensor:
+    # A fixed gamma (a functional call in a loop, a transform's constant) builds its table once: building it is
+    # ~6 small ops, a fair share of a lookup pass over a photograph.
+    return _gamma_table(torch.full([], gamma, dtype=torch.float64), gain, torch.device("cpu"))
+
+
+@torch.jit.unused
+def _gamma_lookup_u8(image: torch.Tensor, gamma: torch.Tensor, gain: float) -> Optional[torch.Tensor]:
+    """The native lookup (``jitvision_native::lut_u8``) of a uint8 CPU image, or None where it does not apply."""
+    if not _native_u8.applies(image) or image.ndim < 2:
+        return None
+    scalar = host_scalar(gamma)
+    table = _cached_gamma_table(scalar, float(gain)) if scalar is not None else _gamma_table(gamma, gain, image.device)
+    return _native_u8.lookup(image, table)
+
+
 def _adjust_gamma(image: torch.Tensor, gamma: torch.Tensor, gain: float = 1.0) -> torch.Tensor:
     if image.is_floating_point():
         return _gamma_float(image, gamma, gain)
     if image.dtype == torch.uint8:
         # 256 possible inputs: map them once and look every pixel up (exactly the per-pixel float computation).
-        levels = torch.arange(256, dtype=torch.uint8, device=image.device)
-        lut = to_dtype_image(_gamma_float(to_dtype_image(levels, torch.float32, True), gamma, gain), torch.uint8, True)
+        if not torch.jit.is_scripting() and gamma.ndim == 0:
+            looked_up = _gamma_lookup_u8(image, gamma, gain)
+            if looked_up is not None:
+                return looked_up
+        lut = _gamma_table(gamma, gain, image.device)
         return lut.index_select(0, image.reshape(-1).to(torch.int32)).view(image.shape)
     out = _gamma_float(to_dtype_image(image, torch.float32, True), gamma, gain).clamp_(0.0, 1.0)
     return to_dtype_image(out, image.dtype, True)

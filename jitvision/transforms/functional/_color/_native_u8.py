@@ -52,6 +52,12 @@ def adjust(image: torch.Tensor, factor: torch.Tensor, op: int) -> torch.Tensor:
 
 
 @torch.jit.unused
+def lookup(image: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
+    """Every value of a uint8 image through one 256-entry uint8 table (``jitvision_native::lut_u8``)."""
+    return call_custom_op(torch.ops.jitvision_native.lut_u8, image, table.reshape(1, 256))
+
+
+@torch.jit.unused
 def color_jitter(image: torch.Tensor, order: torch.Tensor, factors: torch.Tensor, present: int) -> torch.Tensor:
     """ColorJitter's adjustments in the drawn order (``order`` ``[4]`` or ``[R, 4]``), ``present`` a bit mask."""
     if order.ndim == 2 and image.ndim > 4:  # per-sample parameters over a batch of videos: one set per frame
