@@ -28,6 +28,8 @@ OPTIONAL_PAGES: list[tuple[str, str, str]] = [
     ("User guide", "GPU and other devices", "gpu.md"),
     ("User guide", "Reading images and videos", "io.md"),
     ("User guide", "Compiling: notes", "compile-notes.md"),
+    ("User guide", "PIL inputs on the native kernels", "pil-path.md"),
+    ("User guide", "Per-transform rows", "per-transform.md"),
     ("User guide", "Scale-out with Ray Data", "ray.md"),
     ("Migrating from torchvision", "Migration helpers", "migration-helpers.md"),
     ("Migrating from torchvision", "torchvision's test suite", "tvsuite.md"),

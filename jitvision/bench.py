@@ -447,7 +447,7 @@ OPTIONS = {
     "pipelines": _COMMON | {"jobs", "libraries", "styles", "modes", "layout", "quick", "plot"},
     "per-transform": _COMMON
     | {"only", "photos", "synthetic", "compile_backend", "quick", "plot", "device", "modes", "libraries"},
-    "batch": _COMMON | {"compile_backend", "quick", "device", "jobs"},
+    "batch": _COMMON | {"compile_backend", "quick", "device", "jobs", "plot"},
     "pil": _COMMON | {"photos", "presets", "quick"},
     "augment": _COMMON | {"jobs"},
     "threads": _COMMON | {"runtimes", "aoti_dir", "export", "jobs", "quick"},
@@ -725,6 +725,8 @@ def _main_batch_device(args: argparse.Namespace) -> int:
         f"{crop}] float32, best of {rounds} rounds; " + ", ".join(f"{k} {v}" for k, v in versions.items() if v)
     )
     print(gpu.format_markdown(rows))
+    if args.plot:
+        gpu.plot(rows, args.plot)
     return 0
 
 

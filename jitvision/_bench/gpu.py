@@ -300,3 +300,30 @@ def format_rows_markdown(rows: Sequence[Dict[str, Any]]) -> str:
             cells.append(f"{speed:,.0f}" if speed else "–")
         lines.append("| " + " | ".join(cells) + " |")
     return "images / second; @1: one 3x256x256 uint8 image per call, @256: a batch\n\n" + "\n".join(lines)
+
+
+def plot(rows: Sequence[Dict[str, Any]], path: str, pipeline_name: str = "rrc") -> bool:
+    """A bar chart of images/second per variant of one pipeline (needs matplotlib); False without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    chosen = [r for r in rows if r["pipeline"] == pipeline_name and r.get("images_per_s")]
+    one_draw = {"torchvision batch": "torchvision batch\n(one draw for all)"}
+    labels = [one_draw.get(r["variant"], f"{r['variant']}\n{r['mode']}") for r in chosen]
+    speeds = [r["images_per_s"] for r in chosen]
+    colors = ["#d62728" if r["variant"] == "jitvision" else "#7f7f7f" for r in chosen]
+    figure, axis = plt.subplots(figsize=(9, 3.6))
+    axis.barh(labels[::-1], speeds[::-1], color=colors[::-1])
+    for y, speed in enumerate(speeds[::-1]):
+        axis.text(speed, y, f" {speed:,.0f}", va="center", fontsize=8)
+    axis.set_xlabel("images / second (higher is better)")
+    steps = {"rrc": "", "colorjitter": " + ColorJitter", "randaugment": " + RandAugment"}[pipeline_name]
+    axis.set_title(f"RandomResizedCrop + flip{steps} + ToDtype + Normalize, a draw per sample, 256 images")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return True
