@@ -339,6 +339,31 @@ class _AutoAugmentBase(Transform):
             image = apply_op_pil(image, op, magnitude, self.interpolation, fill)
         return image
 
+    @torch.jit.unused
+    def _apply_image_or_video_transform(
+        self,
+        image: Any,
+        transform_id: str,
+        magnitude: float,
+        interpolation: Union[str, InterpolationMode, int],
+        fill: Any,
+    ) -> Any:
+        """torchvision's hook for one named operation (``"ShearX"``, ``"Posterize"``, ...) with a signed ``magnitude``
+        on an image, video or PIL image, which custom policies subclassing the base call. ``fill`` is a value or a
+        dict from input type to value (``_setup_fill_arg``'s form)."""
+        owner = type(self).__name__
+        if transform_id not in OP_INDEX:
+            raise ValueError(f"{owner}: no transform named {transform_id!r}; one of {list(OP_NAMES)}")
+        op = OP_INDEX[transform_id]
+        if isinstance(fill, dict):
+            fill = fill[type(image)] if type(image) in fill else fill_for(fill, image)
+        if isinstance(image, PIL.Image.Image):
+            return apply_op_pil(image, op, float(magnitude), check_interpolation(interpolation, owner), fill)
+        mode = grid_mode(interpolation, owner)
+        signed = torch.tensor(float(magnitude), dtype=torch.float64)
+        out = apply_op(unwrap(image), op, signed, mode, fill_as_list(fill, owner))
+        return out if is_pure_tensor(image) else wrap(out, like=image)
+
     # ---- the sample ---------------------------------------------------------------------------------------------
 
     @torch.jit.unused

@@ -100,3 +100,9 @@ def require_image(flat_inputs: Sequence[Any], owner: str) -> None:
         if is_image_like(inpt) or (isinstance(inpt, torch.Tensor) and is_pure_tensor(inpt)):
             return
     raise TypeError(f"{owner}: no image or video was found in the sample")
+
+
+@torch.jit.unused
+def _find_labels_default_heuristic(inputs: Any) -> Any:
+    """torchvision's private name for the default ``labels_getter`` (``find_labels``), which user code calls."""
+    return find_labels(inputs, "labels_getter='default'")

@@ -79,12 +79,21 @@ def check_boxes(boxes: torch.Tensor, format: BoundingBoxFormat, op: str) -> None
 
 
 def convert_bounding_box_format_kernel(
-    boxes: torch.Tensor, old_format: BoundingBoxFormat, new_format: BoundingBoxFormat
+    boxes: torch.Tensor, old_format: BoundingBoxFormat, new_format: BoundingBoxFormat, inplace: bool = False
 ) -> torch.Tensor:
-    """Boxes from one layout to another (a new tensor; the input is not modified). Axis-aligned and rotated
+    """Boxes from one layout to another: a new tensor, or with ``inplace`` the input itself, overwritten (where
+    both formats have as many numbers per box; to and from XYXYXYXY a new tensor). Axis-aligned and rotated
     formats do not convert into each other."""
     if old_format == new_format:
-        return boxes.clone()
+        return boxes if inplace else boxes.clone()
+    out = _converted(boxes, old_format, new_format)
+    if inplace and out.shape == boxes.shape:
+        return boxes.copy_(out)
+    return out
+
+
+def _converted(boxes: torch.Tensor, old_format: BoundingBoxFormat, new_format: BoundingBoxFormat) -> torch.Tensor:
+    """``boxes`` in ``new_format``, always a new tensor."""
     check_boxes(boxes, old_format, "convert_bounding_box_format")
     if is_rotated_format(old_format) != is_rotated_format(new_format):
         raise ValueError(
@@ -167,7 +176,7 @@ def convert_bounding_box_format(
         old, new = as_box_format(old_format, op), as_box_format(new_format, op)
         if old == new:  # the input itself, as torchvision returns it
             return inpt
-        return convert_bounding_box_format_kernel(inpt, old, new)
+        return convert_bounding_box_format_kernel(inpt, old, new, inplace)
     if kind_of(type(inpt)) is not BoundingBoxes:
         raise TypeError(f"convert_bounding_box_format: expected BoundingBoxes, got {type(inpt).__name__}")
     if old_format is not None:
@@ -175,8 +184,36 @@ def convert_bounding_box_format(
     new = box_format_from(new_format, "convert_bounding_box_format")
     if new == box_format_from(inpt.format):
         return inpt
-    out = convert_bounding_box_format_kernel(unwrap(inpt), box_format_from(inpt.format), new)
+    out = convert_bounding_box_format_kernel(unwrap(inpt), box_format_from(inpt.format), new, inplace)
     return wrap(out, like=inpt, format=new)
+
+
+# torchvision's private per-pair helpers (``functional._meta._xywh_to_xyxy`` ...), which user code imports: each
+# ``(boxes, inplace) -> boxes`` in the named formats, the input overwritten when ``inplace``.
+
+
+def _xywh_to_xyxy(xywh: torch.Tensor, inplace: bool) -> torch.Tensor:
+    return convert_bounding_box_format_kernel(xywh, BoundingBoxFormat.XYWH, BoundingBoxFormat.XYXY, inplace)
+
+
+def _xyxy_to_xywh(xyxy: torch.Tensor, inplace: bool) -> torch.Tensor:
+    return convert_bounding_box_format_kernel(xyxy, BoundingBoxFormat.XYXY, BoundingBoxFormat.XYWH, inplace)
+
+
+def _cxcywh_to_xyxy(cxcywh: torch.Tensor, inplace: bool) -> torch.Tensor:
+    return convert_bounding_box_format_kernel(cxcywh, BoundingBoxFormat.CXCYWH, BoundingBoxFormat.XYXY, inplace)
+
+
+def _xyxy_to_cxcywh(xyxy: torch.Tensor, inplace: bool) -> torch.Tensor:
+    return convert_bounding_box_format_kernel(xyxy, BoundingBoxFormat.XYXY, BoundingBoxFormat.CXCYWH, inplace)
+
+
+def _xywh_to_cxcywh(xywh: torch.Tensor, inplace: bool) -> torch.Tensor:
+    return convert_bounding_box_format_kernel(xywh, BoundingBoxFormat.XYWH, BoundingBoxFormat.CXCYWH, inplace)
+
+
+def _cxcywh_to_xywh(cxcywh: torch.Tensor, inplace: bool) -> torch.Tensor:
+    return convert_bounding_box_format_kernel(cxcywh, BoundingBoxFormat.CXCYWH, BoundingBoxFormat.XYWH, inplace)
 
 
 def clamp_bounding_boxes_kernel(
