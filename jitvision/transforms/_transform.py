@@ -122,6 +122,9 @@ class Transform(nn.Module):
     # a class whose ``_eager_plain`` is one native op that draws inside on the global RNG, tagged
     # ``nondeterministic_seeded`` and with a fake implementation, so the traced graph is that one node.
     _traced_plain = False
+    # torchvision's v1 class that its v2 class falls back to under torch.jit.script (read by code written for
+    # torchvision). None: a jitvision transform scripts as itself, there is no fallback class.
+    _v1_transform_cls: Optional[type] = None
 
     def __init__(self, *, generator: Optional[torch.Generator] = None) -> None:
         super().__init__()

@@ -32,7 +32,7 @@ def to_tensor(inpt: Any) -> torch.Tensor:
         array = inpt[:, :, None] if inpt.ndim == 2 else inpt
         tensor = torch.from_numpy(np.ascontiguousarray(array.transpose((2, 0, 1))))
     else:
-        raise TypeError(f"to_tensor: expected a PIL image or a numpy array, got {type(inpt).__name__}")
+        raise TypeError(f"to_tensor: expected a PIL image or a numpy array, got {type(inpt)}")
     if tensor.dtype == torch.uint8 or tensor.dtype == torch.bool:
         return to_dtype(tensor, torch.get_default_dtype(), scale=True)
     return tensor

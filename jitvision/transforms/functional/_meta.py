@@ -47,7 +47,7 @@ def get_size(inpt: torch.Tensor) -> List[int]:
         return get_canvas_size(inpt)
     if isinstance(inpt, torch.Tensor):
         return get_size_image(inpt)
-    raise TypeError(f"get_size: unsupported input type {type(inpt).__name__}")
+    raise TypeError(f"get_size: unsupported input type {type(inpt)}")
 
 
 def _check_last_dim(tensor: torch.Tensor, size: int, op: str) -> None:
@@ -178,7 +178,7 @@ def convert_bounding_box_format(
             return inpt
         return convert_bounding_box_format_kernel(inpt, old, new, inplace)
     if kind_of(type(inpt)) is not BoundingBoxes:
-        raise TypeError(f"convert_bounding_box_format: expected BoundingBoxes, got {type(inpt).__name__}")
+        raise TypeError(f"convert_bounding_box_format: expected BoundingBoxes, got {type(inpt)}")
     if old_format is not None:
         raise ValueError("convert_bounding_box_format: old_format must not be passed with BoundingBoxes")
     new = box_format_from(new_format, "convert_bounding_box_format")

@@ -41,7 +41,7 @@ def _to_image(inpt: Any) -> torch.Tensor:
     elif isinstance(inpt, torch.Tensor):
         tensor = inpt if type(inpt) is torch.Tensor else unwrap(inpt)
     else:
-        raise TypeError(f"to_image: expected a plain tensor, a numpy array or a PIL image, got {type(inpt).__name__}")
+        raise TypeError(f"to_image: expected a plain tensor, a numpy array or a PIL image, got {type(inpt)}")
     if tensor.ndim < 2:
         raise ValueError(f"to_image: expected at least 2 dimensions ([..., H, W]), got shape {list(tensor.shape)}")
     if tensor.ndim == 2:
@@ -63,7 +63,7 @@ def to_pure_tensor(inpt: torch.Tensor) -> torch.Tensor:
 @torch.jit.unused
 def _to_pure_tensor(inpt: Any) -> torch.Tensor:
     if not isinstance(inpt, torch.Tensor):
-        raise TypeError(f"to_pure_tensor: expected a tensor, got {type(inpt).__name__}")
+        raise TypeError(f"to_pure_tensor: expected a tensor, got {type(inpt)}")
     if type(inpt) is torch.Tensor:
         return inpt
     return unwrap(inpt)
