@@ -450,7 +450,7 @@ class RandAugment(_AutoAugmentBase):
         generator: Optional[torch.Generator] = None,
     ) -> None:
         if isinstance(num_ops, bool) or not isinstance(num_ops, int) or num_ops < 0:
-            raise ValueError(f"RandAugment: num_ops should be a non-negative integer, got {num_ops!r}")
+            raise ValueError(f"RandAugment: num_ops should be a non-negative integer, but got {num_ops} instead.")
         super().__init__(["Identity"] + _SPACE_AUTO, "auto", num_magnitude_bins, interpolation, fill, generator)
         if isinstance(magnitude, bool) or not isinstance(magnitude, int) or not 0 <= magnitude < num_magnitude_bins:
             raise ValueError(
@@ -540,7 +540,7 @@ class AugMix(_AutoAugmentBase):
         space = _SPACE_AUGMIX + (["Brightness", "Color", "Contrast", "Sharpness"] if all_ops else [])
         super().__init__(space, "augmix", 10, interpolation, fill, generator)
         if isinstance(severity, bool) or not isinstance(severity, int) or not 1 <= severity <= 10:
-            raise ValueError(f"AugMix: the severity must be an integer in [1, 10], got {severity!r}")
+            raise ValueError(f"AugMix: the severity must be between [1, 10] (an integer), got {severity!r}")
         if isinstance(mixture_width, bool) or not isinstance(mixture_width, int) or mixture_width < 1:
             raise ValueError(f"AugMix: mixture_width must be a positive integer, got {mixture_width!r}")
         if isinstance(chain_depth, bool) or not isinstance(chain_depth, int):

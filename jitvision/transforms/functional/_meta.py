@@ -168,7 +168,7 @@ def convert_bounding_box_format(
     ``old_format``. Integer rotated boxes are converted in float32 and truncated (torchvision raises for most of
     those conversions)."""
     if new_format is None:
-        raise TypeError("convert_bounding_box_format: new_format is required")
+        raise TypeError("convert_bounding_box_format() missing 1 required argument: 'new_format'")
     if torch.jit.is_scripting() or is_pure_tensor(inpt):
         if old_format is None:
             raise ValueError("convert_bounding_box_format: plain tensors need old_format")
