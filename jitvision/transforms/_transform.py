@@ -310,9 +310,19 @@ class Transform(nn.Module):
 
     @torch.jit.unused
     def make_params(self, flat_inputs: List[Any]) -> Dict[str, Any]:
-        """Parameters shared by every leaf of one sample (torchvision's hook, kept for custom subclasses)."""
+        """Parameters shared by every leaf of one sample (torchvision's hook, kept for custom subclasses). Classes
+        whose torchvision counterpart names its parameters differently give them torchvision's keys here
+        (``_public_params``), which their ``transform`` reads, so a subclass that edits them works as with
+        torchvision."""
         height, width = query_size(flat_inputs, type(self).__name__)
-        return self._draw(height, width, query_device(flat_inputs))
+        drawn = self._draw(height, width, query_device(flat_inputs))
+        return self._public_params(drawn, flat_inputs, height, width)
+
+    @torch.jit.unused
+    def _public_params(self, drawn: Dict[str, Any], flat_inputs: List[Any], height: int, width: int) -> Dict[str, Any]:
+        """``_draw``'s parameters under torchvision's ``make_params`` keys (value types: see docs/tvsuite.md);
+        the default keeps them as drawn."""
+        return drawn
 
     @torch.jit.unused
     def make_batch_params(self, flat_inputs: List[Any], batch_size: int) -> Dict[str, Any]:
