@@ -22,6 +22,8 @@ class GaussianBlur(Transform):
 
     _functional = staticmethod(F.gaussian_blur)
 
+    _draw_uses_size = False  # the draw ignores the size (make_params takes a sample without a sized leaf)
+
     def __init__(
         self,
         kernel_size: Union[int, Sequence[int]],
@@ -35,8 +37,10 @@ class GaussianBlur(Transform):
             kernel_size = [kernel_size, kernel_size]
         elif isinstance(kernel_size, Sequence) and len(kernel_size) == 1:
             kernel_size = [kernel_size[0], kernel_size[0]]
-        if not isinstance(kernel_size, Sequence) or len(kernel_size) != 2 or not all(
-            isinstance(k, int) for k in kernel_size
+        if (
+            not isinstance(kernel_size, Sequence)
+            or len(kernel_size) != 2
+            or not all(isinstance(k, int) for k in kernel_size)
         ):
             raise ValueError(f"{owner}: kernel_size must be an int or a sequence of 1 or 2 ints, got {kernel_size!r}")
         if any(k <= 0 or k % 2 == 0 for k in kernel_size):
@@ -71,8 +75,22 @@ class GaussianBlur(Transform):
         sigma = self._sigmas([], image.device)
         return torch.ops.jitvision_native.gaussian_blur.default(image, self.kernel_size, sigma, sigma)
 
+    @torch.jit.unused
+    def _public_params(self, drawn: Dict[str, Any], flat_inputs: List[Any], height: int, width: int) -> Dict[str, Any]:
+        """torchvision's ``sigma``: ``[sigma_x, sigma_y]``, two equal Python floats (a ``[2]`` float64 tensor under
+        torch.compile/export)."""
+        sigma = drawn["sigma"]
+        if is_tracing():
+            return {"sigma": torch.stack([sigma, sigma])}
+        value = float(sigma)
+        return {"sigma": [value, value]}
+
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         sigma = params["sigma"]
+        if not torch.jit.is_scripting() and not isinstance(sigma, torch.Tensor):  # make_params' [x, y] (Python)
+            return F.gaussian_blur(inpt, self.kernel_size, [float(sigma[0]), float(sigma[1])])
+        if not torch.jit.is_scripting() and sigma.ndim == 1:  # make_params' [x, y] traced: equal unless edited
+            sigma = sigma[0]
         if not torch.jit.is_scripting() and native_blur_takes(inpt):  # the drawn tensor straight to the C++ op
             return gaussian_blur_with_tensor_sigma(inpt, self.kernel_size, sigma)
         if not is_tracing() and sigma.ndim == 0:  # scripted, PIL: a Python float, torchvision's path

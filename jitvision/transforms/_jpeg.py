@@ -29,16 +29,18 @@ class JPEG(Transform):
 
     _functional = staticmethod(F.jpeg)
 
-    def __init__(
-        self, quality: Union[int, Sequence[int]], *, generator: Optional[torch.Generator] = None
-    ) -> None:
+    _draw_uses_size = False  # the draw ignores the size (make_params takes a sample without a sized leaf)
+
+    def __init__(self, quality: Union[int, Sequence[int]], *, generator: Optional[torch.Generator] = None) -> None:
         super().__init__(generator=generator)
         if isinstance(quality, bool):
             raise TypeError("JPEG: quality must be an int or a sequence (min, max) of ints, got a bool")
         if isinstance(quality, int):
             quality = [quality, quality]
-        if not isinstance(quality, Sequence) or len(quality) != 2 or not all(
-            isinstance(q, int) and not isinstance(q, bool) for q in quality
+        if (
+            not isinstance(quality, Sequence)
+            or len(quality) != 2
+            or not all(isinstance(q, int) and not isinstance(q, bool) for q in quality)
         ):
             raise TypeError(f"JPEG: quality must be an int or a sequence (min, max) of ints, got {quality!r}")
         if not 1 <= quality[0] <= quality[1] <= 100:

@@ -32,7 +32,7 @@ from ..tv_tensors._batch_pytree import sample_leaf
 from ._batch import query_batch_size, rows_of
 from ._random import draw_coins, python_choice, select_rows, uniform, where_rows
 from ._seeding import worker_generator
-from ._utils import is_image_like, query_device, query_size
+from ._utils import is_image_like, leaf_size, query_device, query_size
 from .functional._dispatch import _passthrough, get_kernel, is_pure_tensor, is_tracing
 
 Params = Dict[str, torch.Tensor]
@@ -125,6 +125,8 @@ class Transform(nn.Module):
     # torchvision's v1 class that its v2 class falls back to under torch.jit.script (read by code written for
     # torchvision). None: a jitvision transform scripts as itself, there is no fallback class.
     _v1_transform_cls: Optional[type] = None
+    # False where ``_draw`` ignores the height and width: ``make_params`` then takes a sample without a sized leaf.
+    _draw_uses_size: bool = True
 
     def __init__(self, *, generator: Optional[torch.Generator] = None) -> None:
         super().__init__()
@@ -314,7 +316,10 @@ class Transform(nn.Module):
         whose torchvision counterpart names its parameters differently give them torchvision's keys here
         (``_public_params``), which their ``transform`` reads, so a subclass that edits them works as with
         torchvision."""
-        height, width = query_size(flat_inputs, type(self).__name__)
+        if not self._draw_uses_size and not any(leaf_size(inpt) is not None for inpt in flat_inputs):
+            height, width = 0, 0  # as torchvision, a draw that does not depend on the size needs no sized leaf
+        else:
+            height, width = query_size(flat_inputs, type(self).__name__)
         drawn = self._draw(height, width, query_device(flat_inputs))
         return self._public_params(drawn, flat_inputs, height, width)
 

@@ -313,6 +313,7 @@ class RandomRotation(_WarpTransform):
     """Rotate by an angle drawn uniformly from ``degrees`` (counter-clockwise), about ``center``; see the module
     docstring for ``expand=True`` under torch.compile."""
 
+    _draw_uses_size = False  # the draw ignores the size (make_params takes a sample without a sized leaf)
     _functional = staticmethod(F.rotate)
     __jit_ignored_attributes__ = _WarpTransform.__jit_ignored_attributes__ + ["degrees", "center"]
 
@@ -602,9 +603,16 @@ class ElasticTransform(_WarpTransform):
             if sigma > 0.0 and (half >= height or half >= width):
                 # torchvision's reflect padding of the field fails there with a RuntimeError
                 raise ValueError(
-                    "ElasticTransform: sigma " + str(sigma) + " blurs the field with a kernel of "
-                    + str(2 * half + 1) + " taps, which needs an image larger than " + str(half)
-                    + " pixels on each side, got " + str(height) + "x" + str(width)
+                    "ElasticTransform: sigma "
+                    + str(sigma)
+                    + " blurs the field with a kernel of "
+                    + str(2 * half + 1)
+                    + " taps, which needs an image larger than "
+                    + str(half)
+                    + " pixels on each side, got "
+                    + str(height)
+                    + "x"
+                    + str(width)
                 )
         generator = self._rng()
         dx = uniform([batch_size, 1, height, width], generator, device) * 2 - 1
