@@ -25,11 +25,15 @@ _PADDING_MODES = ["constant", "edge", "reflect", "symmetric"]
 def _padding_as_list(padding: Any, op: str) -> List[int]:
     """The Python-only forms of ``padding`` (an int, a tuple) as a list of ints."""
     if isinstance(padding, bool) or not isinstance(padding, (int, list, tuple)):
-        raise TypeError(f"{op}: padding must be an int or a sequence of 1, 2 or 4 ints, got {padding!r}")
+        raise TypeError(
+            f"{op}: Padding must be an int or a 1, 2, or 4 element of tuple or list (ints), got {padding!r}"
+        )
     if isinstance(padding, int):
         return [padding]
     if not all(isinstance(p, (int, torch.SymInt)) and not isinstance(p, bool) for p in padding):  # SymInt: drawn
-        raise TypeError(f"{op}: padding must be an int or a sequence of 1, 2 or 4 ints, got {padding!r}")
+        raise TypeError(
+            f"{op}: Padding must be an int or a 1, 2, or 4 element of tuple or list (ints), got {padding!r}"
+        )
     return list(padding)
 
 
@@ -43,13 +47,17 @@ def _parse_pad_padding(padding: List[int]) -> List[int]:
         return [padding[0], padding[0], padding[1], padding[1]]
     if len(padding) == 4:
         return [padding[0], padding[2], padding[1], padding[3]]
-    raise ValueError(f"pad: padding must be an int or a sequence of 1, 2 or 4 ints, got {len(padding)} values")
+    raise ValueError(
+        f"pad: Padding must be an int or a 1, 2, or 4 element of tuple or list (ints), got {len(padding)} values"
+    )
 
 
 def _check_padding_mode(padding_mode: str) -> None:
     modes = ["constant", "edge", "reflect", "symmetric"]  # _PADDING_MODES (TorchScript reads no global lists)
     if padding_mode not in modes:
-        raise ValueError(f"pad: padding_mode must be one of {modes}, got '{padding_mode}'")
+        raise ValueError(
+            f"pad: Padding mode should be either constant, edge, reflect or symmetric, got '{padding_mode}'"
+        )
 
 
 def _symmetric_indices(size: int, before: int, after: int, device: torch.device) -> torch.Tensor:
