@@ -31,7 +31,7 @@ def _steps(transforms: Any, owner: str) -> nn.ModuleList:
     if isinstance(transforms, nn.ModuleList):
         transforms = list(transforms)
     if not isinstance(transforms, Sequence) or isinstance(transforms, str):
-        raise TypeError(f"{owner}: transforms must be a sequence of callables or an nn.ModuleList")
+        raise TypeError(f"{owner}: Argument transforms should be a sequence of callables (or an nn.ModuleList)")
     if not transforms:
         raise ValueError(f"{owner}: pass at least one transform")
     steps: List[nn.Module] = []
@@ -142,7 +142,9 @@ class RandomApply(_RandomContainer):
         super().__init__()
         self.transforms = _steps(transforms, "RandomApply")
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
-            raise ValueError(f"RandomApply: p should be a probability in [0, 1], got {p!r}")
+            raise ValueError(
+                f"RandomApply: p should be a probability, a floating point value in the interval [0.0, 1.0], got {p!r}"
+            )
         self.p = float(p)
 
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
@@ -192,7 +194,10 @@ class RandomChoice(_RandomContainer):
             p = [1.0] * len(self.transforms)
         elif not isinstance(p, Sequence) or len(p) != len(self.transforms):
             count = len(self.transforms)
-            raise ValueError(f"RandomChoice: p must have one probability per transform ({count}), got {p!r}")
+            raise ValueError(
+                f"RandomChoice: Length of p doesn't match the number of transforms: one probability per transform "
+                f"({count}), got {p!r}"
+            )
         if any(isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 for v in p) or sum(p) <= 0:
             raise ValueError(f"RandomChoice: p must hold non-negative numbers with a positive sum, got {p!r}")
         total = float(sum(p))

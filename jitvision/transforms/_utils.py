@@ -42,9 +42,9 @@ def query_size(flat_inputs: Sequence[Any], owner: str) -> tuple[int, int]:
         if size is not None and all(size != seen for seen in sizes):
             sizes.append(size)
     if not sizes:
-        raise TypeError(f"{owner}: no image, video, mask, bounding boxes or keypoints found in the sample")
+        raise TypeError(f"{owner}: No image, video, mask, bounding boxes or keypoints was found in the sample")
     if len(sizes) > 1:
-        raise ValueError(f"{owner}: the sample holds leaves of different sizes {sizes}")
+        raise ValueError(f"{owner}: Found multiple HxW dimensions in the sample (leaves of different sizes): {sizes}")
     return sizes[0]
 
 
@@ -79,16 +79,17 @@ def find_labels(sample: Any, owner: str) -> Any:
         return candidate
     if not isinstance(candidate, dict):
         raise ValueError(
-            f"{owner}: with the default labels_getter the sample must be a dict, or a tuple whose second item is a "
-            f"dict or the labels tensor, got {type(sample).__name__}; pass labels_getter=None if there are no labels"
+            f"{owner}: When using the default labels_getter, the input passed to forward must be a dict or a two-tuple "
+            f"whose second item is a dict or the labels tensor, got {type(sample).__name__}; pass labels_getter=None "
+            "if there are no labels"
         )
     keys = [key for key in candidate if isinstance(key, str)]
     exact = [key for key in keys if key.lower() == "labels"]
     found = exact or [key for key in keys if "label" in key.lower()]
     if not found:
         raise ValueError(
-            f"{owner}: no labels found in the sample (no key containing 'label'); pass a callable as labels_getter, "
-            "or labels_getter=None if the sample has no labels"
+            f"{owner}: Could not infer where the labels are in the sample (no key containing 'label'); pass a "
+            "callable as labels_getter, or labels_getter=None if the sample has no labels"
         )
     return candidate[found[0]]
 
@@ -99,7 +100,7 @@ def require_image(flat_inputs: Sequence[Any], owner: str) -> None:
     for inpt in flat_inputs:
         if is_image_like(inpt) or (isinstance(inpt, torch.Tensor) and is_pure_tensor(inpt)):
             return
-    raise TypeError(f"{owner}: no image or video was found in the sample")
+    raise TypeError(f"{owner}: No image or video was found in the sample")
 
 
 @torch.jit.unused

@@ -171,7 +171,9 @@ def convert_bounding_box_format(
         raise TypeError("convert_bounding_box_format() missing 1 required argument: 'new_format'")
     if torch.jit.is_scripting() or is_pure_tensor(inpt):
         if old_format is None:
-            raise ValueError("convert_bounding_box_format: plain tensors need old_format")
+            raise ValueError(
+                "convert_bounding_box_format: plain tensors need old_format (`old_format` has to be passed)"
+            )
         op = "convert_bounding_box_format"
         old, new = as_box_format(old_format, op), as_box_format(new_format, op)
         if old == new:  # the input itself, as torchvision returns it
@@ -180,7 +182,7 @@ def convert_bounding_box_format(
     if kind_of(type(inpt)) is not BoundingBoxes:
         raise TypeError(f"convert_bounding_box_format: expected BoundingBoxes, got {type(inpt)}")
     if old_format is not None:
-        raise ValueError("convert_bounding_box_format: old_format must not be passed with BoundingBoxes")
+        raise ValueError("convert_bounding_box_format: `old_format` must not be passed with BoundingBoxes")
     new = box_format_from(new_format, "convert_bounding_box_format")
     if new == box_format_from(inpt.format):
         return inpt
@@ -249,17 +251,22 @@ def clamp_bounding_boxes(
     _check_clamping_mode(clamping_mode)
     if torch.jit.is_scripting() or is_pure_tensor(inpt):
         if format is None or canvas_size is None or (clamping_mode is not None and clamping_mode == "auto"):
-            raise ValueError("clamp_bounding_boxes: plain tensors need format, canvas_size and clamping_mode")
+            raise ValueError(
+                "clamp_bounding_boxes: plain tensors need format, canvas_size and clamping_mode (For pure tensor "
+                "inputs, `format`, `canvas_size` and `clamping_mode` have to be passed.)"
+            )
         box_format = as_box_format(format, "clamp_bounding_boxes")
         return clamp_bounding_boxes_kernel(inpt, box_format, canvas_size, clamping_mode)
     if format is not None or canvas_size is not None:
-        raise ValueError("clamp_bounding_boxes: format and canvas_size must not be passed with BoundingBoxes")
+        raise ValueError(
+            "clamp_bounding_boxes: For bounding box tv_tensor inputs, `format` and `canvas_size` must not be passed."
+        )
     return get_kernel(clamp_bounding_boxes, type(inpt))(inpt, clamping_mode=clamping_mode)
 
 
 def _check_clamping_mode(clamping_mode: Optional[str], op: str = "clamp_bounding_boxes") -> None:
     if clamping_mode is not None and clamping_mode not in ["soft", "hard", "auto"]:
-        raise ValueError(op + ": clamping_mode must be 'soft', 'hard', 'auto' or None, got '" + clamping_mode + "'")
+        raise ValueError(op + ": clamping_mode must be soft, hard, auto or None, got '" + clamping_mode + "'")
 
 
 @register_kernel(clamp_bounding_boxes, BoundingBoxes, tv_tensor_wrapper=False)
@@ -280,10 +287,10 @@ def clamp_keypoints(inpt: torch.Tensor, canvas_size: Optional[List[int]] = None)
     """Clip keypoints to their canvas. Plain tensors need ``canvas_size``."""
     if torch.jit.is_scripting() or is_pure_tensor(inpt):
         if canvas_size is None:
-            raise ValueError("clamp_keypoints: plain tensors need canvas_size")
+            raise ValueError("clamp_keypoints: plain tensors need canvas_size (`canvas_size` has to be passed)")
         return clamp_keypoints_kernel(inpt, canvas_size)
     if canvas_size is not None:
-        raise ValueError("clamp_keypoints: canvas_size must not be passed with KeyPoints")
+        raise ValueError("clamp_keypoints: `canvas_size` must not be passed with KeyPoints")
     return get_kernel(clamp_keypoints, type(inpt))(inpt)
 
 
