@@ -42,18 +42,26 @@ class GaussianBlur(Transform):
             or len(kernel_size) != 2
             or not all(isinstance(k, int) for k in kernel_size)
         ):
-            raise ValueError(f"{owner}: kernel_size must be an int or a sequence of 1 or 2 ints, got {kernel_size!r}")
+            raise ValueError(
+                f"{owner}: Kernel size should be a tuple/list of two integers (or an int), got {kernel_size!r}"
+            )
         if any(k <= 0 or k % 2 == 0 for k in kernel_size):
-            raise ValueError(f"{owner}: kernel_size must hold odd positive integers, got {list(kernel_size)}")
+            raise ValueError(
+                f"{owner}: Kernel size value should be an odd and positive number, got {list(kernel_size)}"
+            )
         self.kernel_size: List[int] = [int(k) for k in kernel_size]
         if isinstance(sigma, Number) and not isinstance(sigma, bool):
             sigma = [float(sigma), float(sigma)]  # type: ignore[arg-type]
         elif isinstance(sigma, Sequence) and len(sigma) == 1:
             sigma = [float(sigma[0]), float(sigma[0])]
-        if not isinstance(sigma, Sequence) or len(sigma) != 2 or not all(isinstance(s, Number) for s in sigma):
-            raise TypeError(f"{owner}: sigma must be a number or a sequence (min, max), got {sigma!r}")
+        if isinstance(sigma, Sequence) and len(sigma) != 2:
+            raise ValueError(f"{owner}: If sigma is a sequence its length should be 1 or 2. Got {len(sigma)}")
+        if not isinstance(sigma, Sequence) or not all(isinstance(s, Number) for s in sigma):
+            raise TypeError(f"{owner}: sigma should be a number or a sequence of numbers (min, max), got {sigma!r}")
         if not 0.0 < sigma[0] <= sigma[1]:
-            raise ValueError(f"{owner}: sigma must be positive and of the form (min, max), got {list(sigma)}")
+            raise ValueError(
+                f"{owner}: sigma values should be positive and of the form (min, max), got {list(sigma)}"
+            )
         self.sigma: List[float] = [float(sigma[0]), float(sigma[1])]
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:

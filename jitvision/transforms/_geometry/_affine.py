@@ -54,10 +54,16 @@ def _setup_range(value: Any, what: str, owner: str, sizes: Sequence[int] = (2,))
     """A number ``d`` as ``[-d, d]`` (``d >= 0``), or a sequence of ``sizes`` finite numbers."""
     if isinstance(value, numbers.Number) and not isinstance(value, bool):
         if not math.isfinite(float(value)) or float(value) < 0:
-            raise ValueError(f"{owner}: {what} must be a non-negative finite number, got {value!r}")
+            raise ValueError(
+                f"{owner}: If {what} is a single number, it must be positive (non-negative and finite), got {value!r}"
+            )
         return [-float(value), float(value)]
-    if not isinstance(value, Sequence) or len(value) not in sizes:
-        raise TypeError(f"{owner}: {what} must be a number or a sequence of {' or '.join(map(str, sizes))} numbers")
+    # torchvision's split: not a sequence is a TypeError, a sequence of another length a ValueError
+    lengths = " or ".join(map(str, sizes))
+    if not isinstance(value, Sequence):
+        raise TypeError(f"{owner}: {what} should be a sequence of length {lengths} (or a number), got {value!r}")
+    if len(value) not in sizes:
+        raise ValueError(f"{owner}: {what} should be a sequence of length {lengths}, got {value!r}")
     if not all(isinstance(v, numbers.Number) and not isinstance(v, bool) for v in value):
         raise TypeError(f"{owner}: {what} must hold numbers, got {value!r}")
     out = [float(v) for v in value]
@@ -68,8 +74,10 @@ def _setup_range(value: Any, what: str, owner: str, sizes: Sequence[int] = (2,))
 
 @torch.jit.unused
 def _setup_sequence(value: Any, what: str, owner: str) -> List[float]:
-    if not isinstance(value, Sequence) or len(value) != 2:
-        raise TypeError(f"{owner}: {what} must be a sequence of two numbers, got {value!r}")
+    if not isinstance(value, Sequence):
+        raise TypeError(f"{owner}: {what} should be a sequence of length 2, got {value!r}")
+    if len(value) != 2:
+        raise ValueError(f"{owner}: {what} should be a sequence of length 2, got {value!r}")
     return _setup_range(value, what, owner)
 
 
@@ -221,13 +229,13 @@ class RandomAffine(_WarpTransform):
         if translate is not None:
             self._translate = _setup_sequence(translate, "translate", owner)
             if not all(0.0 <= t <= 1.0 for t in self._translate):
-                raise ValueError(f"{owner}: translate fractions must be in [0, 1], got {translate!r}")
+                raise ValueError(f"{owner}: translation values should be between 0 and 1, got {translate!r}")
         self.scale = scale
         self._scale: List[float] = [1.0, 1.0]
         if scale is not None:
             self._scale = _setup_sequence(scale, "scale", owner)
             if not all(s > 0 for s in self._scale):
-                raise ValueError(f"{owner}: scale values must be positive, got {scale!r}")
+                raise ValueError(f"{owner}: scale values should be positive, got {scale!r}")
         self.shear = None if shear is None else _setup_range(shear, "shear", owner, (2, 4))
         self._shear: List[float] = [0.0, 0.0, 0.0, 0.0]
         if self.shear is not None:
@@ -442,7 +450,7 @@ class RandomPerspective(RandomApplyTransform, _WarpTransform):
         if isinstance(distortion_scale, bool) or not isinstance(distortion_scale, numbers.Number):
             raise TypeError(f"{owner}: distortion_scale must be a number, got {distortion_scale!r}")
         if not (0.0 <= distortion_scale <= 1.0):
-            raise ValueError(f"{owner}: distortion_scale must be in [0, 1], got {distortion_scale}")
+            raise ValueError(f"{owner}: distortion_scale value should be between 0 and 1, got {distortion_scale}")
         self.distortion_scale = float(distortion_scale)
 
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
