@@ -125,7 +125,7 @@ class GaussianNoise(Transform):
     ) -> None:
         super().__init__(generator=generator)
         if sigma < 0:
-            raise ValueError(f"GaussianNoise: sigma must not be negative, got {sigma}")
+            raise ValueError(f"GaussianNoise: sigma shouldn't be negative, got {sigma}")
         self.mean = float(mean)
         self.sigma = float(sigma)
         self.clip = bool(clip)

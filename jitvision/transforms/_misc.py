@@ -117,7 +117,7 @@ class ToDtype(_Deterministic):
                 dtype = self._dtype_table["others"]
             else:
                 raise ValueError(
-                    f"ToDtype: no dtype given for {type(inpt).__name__}; add it to the dict, or pass "
+                    f"ToDtype: No dtype was specified for {type(inpt).__name__}; add it to the dict, or pass "
                     '"others": None to let other types through (or a plain dtype to convert images and videos only)'
                 )
         if dtype is None:
@@ -143,7 +143,7 @@ class Normalize(_Deterministic):
         self.mean: List[float] = _numbers(mean, "mean")
         self.std: List[float] = _numbers(std, "std")
         if any(s == 0 for s in self.std):
-            raise ValueError(f"Normalize: std must not contain zero (division by zero), got {self.std}")
+            raise ValueError(f"Normalize: std evaluated to zero, leading to division by zero, got {self.std}")
         self.inplace = inplace
 
     @torch.jit.unused

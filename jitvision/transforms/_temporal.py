@@ -67,7 +67,7 @@ class LinearTransformation(_Deterministic):
     @torch.jit.unused
     def check_inputs(self, flat_inputs: List[Any]) -> None:
         if any(isinstance(inpt, PIL.Image.Image) for inpt in flat_inputs):
-            raise TypeError("LinearTransformation: PIL images are not supported")
+            raise TypeError("LinearTransformation does not support PIL images")
 
     def _linear(self, inpt: torch.Tensor) -> torch.Tensor:
         shape = inpt.shape

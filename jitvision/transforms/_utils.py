@@ -63,7 +63,10 @@ def setup_size(size: Any, owner: str) -> list[int]:
     elif isinstance(size, Sequence) and len(size) == 1:
         size = [size[0], size[0]]
     if not isinstance(size, Sequence) or len(size) != 2 or not all(isinstance(s, int) for s in size):
-        raise ValueError(f"{owner}: size must be an int or a sequence of 1 or 2 ints, got {size!r}")
+        raise ValueError(
+            f"{owner}: size should be an int or a sequence of 1 or 2 ints (Please provide only two dimensions (h, w) "
+            f"for size), got {size!r}"
+        )
     if size[0] <= 0 or size[1] <= 0:
         raise ValueError(f"{owner}: size must be positive, got {list(size)}")
     return [int(size[0]), int(size[1])]

@@ -83,7 +83,9 @@ def check_padding(padding: Any, owner: str) -> List[int]:
 @torch.jit.unused
 def check_padding_mode(padding_mode: Any, owner: str) -> str:
     if padding_mode not in _PADDING_MODES:
-        raise ValueError(f"{owner}: padding_mode must be one of {_PADDING_MODES}, got {padding_mode!r}")
+        raise ValueError(
+            f"{owner}: Padding mode should be either constant, edge, reflect or symmetric, got {padding_mode!r}"
+        )
     return padding_mode
 
 

@@ -70,7 +70,7 @@ def invert(inpt: torch.Tensor) -> torch.Tensor:
 
 def _check_bits(bits: int) -> None:
     if not (0 <= bits <= 8):
-        raise TypeError(f"posterize: bits must be an integer in [0, 8], got {bits}")
+        raise TypeError(f"posterize: bits must be a positive integer in the range [0, 8], got {bits} instead.")
 
 
 def posterize_image(image: torch.Tensor, bits: int) -> torch.Tensor:
@@ -133,7 +133,7 @@ def solarize_image(image: torch.Tensor, threshold: float) -> torch.Tensor:
     _check_not_bool(image, "solarize")
     if threshold > max_value(image.dtype):
         raise TypeError(
-            f"solarize: threshold must be at most the maximum value of {image.dtype} "
+            f"solarize: Threshold should be less or equal the maximum value of the dtype {image.dtype} "
             f"({max_value(image.dtype)}), got {threshold}"
         )
     return _solarize(image, threshold)
