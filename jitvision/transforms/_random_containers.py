@@ -49,9 +49,21 @@ def _run_batch(transform: Any, images: torch.Tensor) -> torch.Tensor:
     return forward_batch(images) if forward_batch is not None else transform(images)
 
 
+class _Unpacked(tuple):
+    """The inputs of a container called with several arguments (``container(image, label)``): as torchvision's
+    containers do, each step is called with them unpacked (``step(image, label)``) and its output tuple is what the
+    next step gets unpacked; one packed argument (``container((image, label))``) is passed on packed."""
+
+
 class _RandomContainer(Transform):
     """The sample handling the three share; subclasses implement ``_draw_batch`` and ``_choose`` (Python) and
     ``_script_choose`` (TorchScript, plain tensors)."""
+
+    def __call__(self, *inputs: Any) -> Any:
+        if len(inputs) > 1:
+            out = super().__call__(_Unpacked(inputs))
+            return tuple(out) if isinstance(out, _Unpacked) else out
+        return super().__call__(*inputs)
 
     def forward(self, inpt: torch.Tensor) -> torch.Tensor:
         if torch.jit.is_scripting():
@@ -111,6 +123,9 @@ class _RandomContainer(Transform):
     def _call(self, index: int, sample: Any, batch: bool) -> Any:
         """Transform ``index`` on one sample, or on a plain batch tensor with per-sample draws."""
         transform = self.transforms[index]
+        if isinstance(sample, _Unpacked):
+            out = transform(*sample)
+            return _Unpacked(out) if isinstance(out, tuple) else out
         return _run_batch(transform, sample) if batch else transform(sample)
 
     @torch.jit.unused
