@@ -84,8 +84,8 @@ class ToDtype(_Deterministic):
         self._dtype_table = {_same_kind_key(key): value for key, value in dtype.items()}
         if torch.Tensor in dtype and any(_same_kind_key(key) in (Image, Video) for key in dtype):
             warnings.warn(
-                "ToDtype: got dtypes for torch.Tensor and for Image or Video; a plain tensor is not transformed "
-                "(by this or any transform) when the sample holds an Image or Video",
+                "ToDtype: got dtypes for torch.Tensor and for Image or Video; a plain `torch.Tensor` will *not* be "
+                "transformed (by this or any transform) when the sample holds an Image or Video",
                 stacklevel=2,
             )
         self._tensor_dtype_missing = torch.Tensor not in dtype and "others" not in dtype
@@ -123,7 +123,8 @@ class ToDtype(_Deterministic):
         if dtype is None:
             if self.scale and image_like:
                 warnings.warn(
-                    "ToDtype: scale=True but no dtype was given for images or videos: nothing is scaled", stacklevel=2
+                    "ToDtype: scale=True but no dtype was specified for images or videos: no scaling will be done",
+                    stacklevel=2,
                 )
             return inpt
         return F.to_dtype(inpt, dtype, scale=self.scale)
