@@ -391,7 +391,7 @@ class RandomApplyTransform(Transform):
         super().__init__(generator=generator)
         if not (0.0 <= p <= 1.0):
             raise ValueError(f"{type(self).__name__}: p must be a probability in [0, 1], got {p}")
-        self.p = p
+        self.p = float(p)  # an int p (p=1) is a float to TorchScript (draw_coins takes a float)
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         return {"apply": self._coins([], device)}
