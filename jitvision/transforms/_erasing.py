@@ -188,22 +188,19 @@ class RandomErasing(RandomApplyTransform):
         image = next((leaf for leaf in flat_inputs if is_image_like(leaf) or is_pure_tensor(leaf)), None)
         channels = F.get_dimensions(image)[0] if image is not None else 1
         device = query_device(flat_inputs)
+        fill = None if self.value is None else self._value_of(channels, device)  # checked whatever the coin says
         box, apply = drawn["box"], drawn["apply"]
         if is_tracing():
             box = box * apply.to(box.dtype)
-            if self.value is None:
-                value = normal_like(torch.empty(channels, height, width, device=device), self._rng(), torch.float32)
-            else:
-                value = self._value_of(channels, device)
-            return {"i": box[0], "j": box[1], "h": box[2], "w": box[3], "v": value}
+            if fill is None:
+                fill = normal_like(torch.empty(channels, height, width, device=device), self._rng(), torch.float32)
+            return {"i": box[0], "j": box[1], "h": box[2], "w": box[3], "v": fill}
         i, j, h, w = box.tolist()
         if not bool(apply) or h == 0:
             return {"i": 0, "j": 0, "h": height, "w": width, "v": None}
-        if self.value is None:
-            value = normal_like(torch.empty(channels, h, w, device=device), self._rng(), torch.float32)
-        else:
-            value = self._value_of(channels, device)
-        return {"i": i, "j": j, "h": h, "w": w, "v": value}
+        if fill is None:
+            fill = normal_like(torch.empty(channels, h, w, device=device), self._rng(), torch.float32)
+        return {"i": i, "j": j, "h": h, "w": w, "v": fill}
 
     @torch.jit.unused
     def _value_of(self, channels: int, device: torch.device) -> torch.Tensor:
