@@ -110,8 +110,8 @@ def test_sanitize_on_a_batch_keeps_each_sample_with_its_labels():
 @pytest.mark.parametrize(
     "call, error, match",
     [
-        (lambda: F.sanitize_bounding_boxes(torch.rand(3, 4)), ValueError, "sanitize_bounding_boxes: canvas_size cannot be None"),
-        (lambda: F.sanitize_bounding_boxes(_boxes(0), format="XYXY"), ValueError, "sanitize_bounding_boxes: canvas_size must be None"),
+        (lambda: F.sanitize_bounding_boxes(torch.rand(3, 4)), ValueError, "canvas_size cannot"),
+        (lambda: F.sanitize_bounding_boxes(_boxes(0), format="XYXY"), ValueError, "canvas_size must be"),
         (lambda: F.sanitize_bounding_boxes(tv_tensors.Mask(torch.zeros(2, 3))), ValueError, "sanitize_bounding_boxes"),
         (lambda: F.sanitize_keypoints(torch.rand(3, 2)), ValueError, "sanitize_keypoints: canvas_size cannot be None"),
         (lambda: T.SanitizeBoundingBoxes(min_size=0.5), ValueError, "SanitizeBoundingBoxes: min_size"),
