@@ -128,6 +128,18 @@ def test_random_erasing_make_params_has_torchvision_keys_and_transform_reads_the
     assert nothing["v"] is None and (nothing["h"], nothing["w"]) == (20, 24)
 
 
+def test_random_affine_make_params_are_torchvision_numbers_and_transform_reads_them():
+    image = tv_tensors.Image(make_image(30, 40))
+    transform = T.RandomAffine(10, translate=(0.1, 0.2), scale=(0.9, 1.1), shear=5)
+    torch.manual_seed(0)
+    params = transform.make_params([image])
+    torch.manual_seed(0)
+    out = transform(image)
+    assert T.RandomAffine(0).make_params([image]) == {"angle": 0.0, "translate": (0, 0), "scale": 1.0, "shear": (0, 0)}
+    assert all(isinstance(v, int) for v in params["translate"]) and isinstance(params["angle"], float)
+    assert torch.equal(out, F.affine(image, **params))
+
+
 def test_size_free_draws_take_an_empty_sample_and_sizes_are_torchvision_types():
     sigma = T.GaussianBlur(3, sigma=(0.1, 2.0)).make_params([])["sigma"]
     assert isinstance(sigma, list) and len(sigma) == 2 and sigma[0] == sigma[1]

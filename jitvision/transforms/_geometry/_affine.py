@@ -258,6 +258,27 @@ class RandomAffine(_WarpTransform):
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         return _squeeze_batch(self._draw_batch(1, height, width, device))
 
+    @torch.jit.unused
+    def _public_params(self, drawn: Dict[str, Any], flat_inputs: List[Any], height: int, width: int) -> Dict[str, Any]:
+        """torchvision's value types: ``angle`` and ``scale`` floats, ``translate`` a tuple of two ints, ``shear`` a
+        tuple of two floats (under torch.compile/export the drawn float32 tensors)."""
+        if is_tracing():
+            return drawn
+        tx, ty = drawn["translate"].tolist()
+        sx, sy = drawn["shear"].tolist()
+        angle, scale = float(drawn["angle"]), float(drawn["scale"])
+        return {"angle": angle, "translate": (int(tx), int(ty)), "scale": scale, "shear": (sx, sy)}
+
+    def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        if not torch.jit.is_scripting() and not isinstance(params["angle"], torch.Tensor):  # make_params' numbers
+            params = self._as_tensors(params, inpt)
+        return self._warp(inpt, params)
+
+    @torch.jit.unused
+    def _as_tensors(self, params: Dict[str, Any], inpt: Any) -> Dict[str, torch.Tensor]:
+        device = inpt.device if isinstance(inpt, torch.Tensor) else torch.device("cpu")
+        return {key: torch.tensor(value, dtype=torch.float32, device=device) for key, value in params.items()}
+
     def _matrix(self, params: Dict[str, torch.Tensor], center: List[float], inverted: bool) -> torch.Tensor:
         angle = params["angle"]
         center_t = torch.tensor(center, dtype=torch.float64, device=angle.device)
