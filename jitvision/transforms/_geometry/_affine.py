@@ -85,8 +85,10 @@ def _setup_sequence(value: Any, what: str, owner: str) -> List[float]:
 def _setup_center(center: Any, owner: str) -> Optional[List[float]]:
     if center is None:
         return None
-    if not isinstance(center, Sequence) or len(center) != 2:
-        raise ValueError(f"{owner}: center must be a sequence of two numbers, got {center!r}")
+    if not isinstance(center, Sequence):
+        raise TypeError(f"{owner}: center should be a sequence of length 2, got {center!r}")
+    if len(center) != 2:
+        raise ValueError(f"{owner}: center should be a sequence of length 2, got {center!r}")
     return [float(center[0]), float(center[1])]
 
 

@@ -40,7 +40,7 @@ class Resize(Transform):
             size = list(size)
         elif size is None:
             if not isinstance(max_size, int):
-                raise ValueError(f"{name}: max_size must be an int when size is None, got {max_size!r}")
+                raise ValueError(f"{name}: max_size must be an integer when size is None, got {max_size!r}")
         else:
             raise ValueError(
                 f"{name}: size can be an integer, a sequence of one or two integers, or None, got {size!r}"

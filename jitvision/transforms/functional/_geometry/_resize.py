@@ -66,7 +66,7 @@ def _size_as_list(size: Any, op: str) -> Optional[List[int]]:
 def _check_size(size: Optional[List[int]], max_size: Optional[int], op: str) -> None:
     if size is None:
         if max_size is None:
-            raise ValueError(op + ": max_size must be an int when size is None")
+            raise ValueError(op + ": max_size must be an integer when size is None")
     else:
         if len(size) != 1 and len(size) != 2:
             raise ValueError(
