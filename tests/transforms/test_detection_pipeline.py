@@ -117,7 +117,7 @@ def test_bad_samples_name_the_transform():
     with pytest.raises(ValueError, match="SanitizeBoundingBoxes: no labels"):
         pipeline()(sample)
     no_boxes = {"image": detection_sample(0)["image"], "labels": torch.arange(3)}
-    with pytest.raises(TypeError, match="RandomIoUCrop: the sample must hold"):
+    with pytest.raises(TypeError, match="RandomIoUCrop: requires input sample to contain"):
         pipeline()(no_boxes)
 
 
