@@ -231,7 +231,7 @@ def pad_mask(
     padding_mode: str = "constant",
 ) -> torch.Tensor:
     if fill is not None and not isinstance(fill, (int, float)):
-        raise ValueError("pad: masks only take a scalar fill")
+        raise ValueError("pad: Non-scalar fill value is not supported for masks (a single number)")
     if mask.ndim < 3:
         return pad_image(mask.unsqueeze(0), padding, fill, padding_mode).squeeze(0)
     return pad_image(mask, padding, fill, padding_mode)
@@ -303,7 +303,7 @@ def pad_bounding_boxes(
     clamping_mode: Optional[str] = "soft",
 ) -> Tuple[torch.Tensor, Tuple[int, int]]:
     if padding_mode != "constant":
-        raise ValueError(f"pad: bounding boxes only support padding_mode='constant', got '{padding_mode}'")
+        raise ValueError(f"pad: bounding boxes: padding_mode '{padding_mode}' is not supported (only 'constant')")
     left, right, top, bottom = _parse_pad_padding(padding)
     format = as_box_format(format, "pad")
     check_boxes(bounding_boxes, format, "pad")
@@ -316,7 +316,7 @@ def pad_keypoints(
     keypoints: torch.Tensor, canvas_size: List[int], padding: List[int], padding_mode: str = "constant"
 ) -> Tuple[torch.Tensor, Tuple[int, int]]:
     if padding_mode != "constant":
-        raise ValueError(f"pad: keypoints only support padding_mode='constant', got '{padding_mode}'")
+        raise ValueError(f"pad: keypoints: padding_mode '{padding_mode}' is not supported (only 'constant')")
     left, right, top, bottom = _parse_pad_padding(padding)
     moved = keypoints + torch.tensor([left, top], dtype=keypoints.dtype, device=keypoints.device)
     return moved, (canvas_size[0] + top + bottom, canvas_size[1] + left + right)
