@@ -69,7 +69,7 @@ def invert(inpt: torch.Tensor) -> torch.Tensor:
 
 
 def _check_bits(bits: int) -> None:
-    if not (0 <= bits <= 8):
+    if not (0 <= bits <= 8) or (not torch.jit.is_scripting() and not isinstance(bits, int)):
         raise TypeError(f"posterize: bits must be a positive integer in the range [0, 8], got {bits} instead.")
 
 
