@@ -350,6 +350,31 @@ class _AutoAugmentBase(Transform):
             image = apply_op_pil(image, op, magnitude, self.interpolation, fill)
         return image
 
+    @torch.jit.unused
+    def _apply_image_or_video_transform(
+        self,
+        image: Any,
+        transform_id: str,
+        magnitude: float,
+        interpolation: Union[str, InterpolationMode, int],
+        fill: Any,
+    ) -> Any:
+        """torchvision's hook for one named operation (``"ShearX"``, ``"Posterize"``, ...) with a signed ``magnitude``
+        on an image, video or PIL image, which custom policies subclassing the base call. ``fill`` is a value or a
+        dict from input type to value (``_setup_fill_arg``'s form)."""
+        owner = type(self).__name__
+        if transform_id not in OP_INDEX:
+            raise ValueError(f"{owner}: no transform named {transform_id!r}; one of {list(OP_NAMES)}")
+        op = OP_INDEX[transform_id]
+        if isinstance(fill, dict):
+            fill = fill[type(image)] if type(image) in fill else fill_for(fill, image)
+        if isinstance(image, PIL.Image.Image):
+            return apply_op_pil(image, op, float(magnitude), check_interpolation(interpolation, owner), fill)
+        mode = grid_mode(interpolation, owner)
+        signed = torch.tensor(float(magnitude), dtype=torch.float64)
+        out = apply_op(unwrap(image), op, signed, mode, fill_as_list(fill, owner))
+        return out if is_pure_tensor(image) else wrap(out, like=image)
+
     # ---- the sample ---------------------------------------------------------------------------------------------
 
     @torch.jit.unused
@@ -436,7 +461,7 @@ class RandAugment(_AutoAugmentBase):
         generator: Optional[torch.Generator] = None,
     ) -> None:
         if isinstance(num_ops, bool) or not isinstance(num_ops, int) or num_ops < 0:
-            raise ValueError(f"RandAugment: num_ops should be a non-negative integer, got {num_ops!r}")
+            raise ValueError(f"RandAugment: num_ops should be a non-negative integer, but got {num_ops} instead.")
         super().__init__(["Identity"] + _SPACE_AUTO, "auto", num_magnitude_bins, interpolation, fill, generator)
         if isinstance(magnitude, bool) or not isinstance(magnitude, int) or not 0 <= magnitude < num_magnitude_bins:
             raise ValueError(
@@ -526,7 +551,7 @@ class AugMix(_AutoAugmentBase):
         space = _SPACE_AUGMIX + (["Brightness", "Color", "Contrast", "Sharpness"] if all_ops else [])
         super().__init__(space, "augmix", 10, interpolation, fill, generator)
         if isinstance(severity, bool) or not isinstance(severity, int) or not 1 <= severity <= 10:
-            raise ValueError(f"AugMix: the severity must be an integer in [1, 10], got {severity!r}")
+            raise ValueError(f"AugMix: the severity must be between [1, 10] (an integer), got {severity!r}")
         if isinstance(mixture_width, bool) or not isinstance(mixture_width, int) or mixture_width < 1:
             raise ValueError(f"AugMix: mixture_width must be a positive integer, got {mixture_width!r}")
         if isinstance(chain_depth, bool) or not isinstance(chain_depth, int):

@@ -125,7 +125,9 @@ class Compose(Transform):
         if isinstance(transforms, nn.ModuleList):
             transforms = list(transforms)
         if not isinstance(transforms, Sequence) or isinstance(transforms, str):
-            raise TypeError(f"Compose: transforms must be a sequence of callables, got {type(transforms).__name__}")
+            raise TypeError(
+                f"Compose: Argument transforms should be a sequence of callables, got {type(transforms).__name__}"
+            )
         if not transforms:
             raise ValueError("Compose: pass at least one transform")
         steps: List[nn.Module] = []

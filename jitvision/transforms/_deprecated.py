@@ -21,7 +21,8 @@ class ToTensor(_PythonOnly):
 
     def __init__(self) -> None:
         warnings.warn(
-            "ToTensor is deprecated (as in torchvision): use Compose([ToImage(), ToDtype(torch.float32, scale=True)])",
+            "The transform `ToTensor()` is deprecated and will be removed in a future release (as in "
+            "torchvision). Instead, use `Compose([ToImage(), ToDtype(torch.float32, scale=True)])`",
             stacklevel=2,
         )
         super().__init__()

@@ -13,7 +13,7 @@ from ..tv_tensors import wrap
 from . import functional as F
 from ._random import draw_coins, draws_on_host, normal_like, uniform
 from ._transform import RandomApplyTransform, _as_float32
-from ._utils import require_image
+from ._utils import is_image_like, query_device, require_image
 from .functional._dispatch import is_pure_tensor, is_tracing, unwrap
 from .functional._erase import erase_image, erase_where
 
@@ -55,21 +55,24 @@ class RandomErasing(RandomApplyTransform):
         owner = type(self).__name__
         if isinstance(value, str):
             if value != "random":
-                raise ValueError(f"{owner}: a string value must be 'random', got {value!r}")
+                raise ValueError(f"{owner}: If value is str, it should be 'random', got {value!r}")
             self.value = None
         elif isinstance(value, Number) and not isinstance(value, bool):
             self.value = [float(value)]  # type: ignore[arg-type]
         elif isinstance(value, (list, tuple)) and value and all(isinstance(v, Number) for v in value):
             self.value = [float(v) for v in value]
         else:
-            raise TypeError(f"{owner}: value must be a number, a sequence of numbers or 'random', got {value!r}")
+            raise TypeError(
+                f"{owner}: Argument value should be either a number or str or a sequence (of numbers, or 'random'), "
+                f"got {value!r}"
+            )
         for name, pair in (("scale", scale), ("ratio", ratio)):
             if not isinstance(pair, Sequence) or len(pair) != 2:
-                raise TypeError(f"{owner}: {name} must be a sequence (min, max), got {pair!r}")
+                raise TypeError(f"{owner}: {name.capitalize()} should be a sequence (min, max), got {pair!r}")
         if scale[0] > scale[1] or ratio[0] > ratio[1]:
-            warnings.warn(f"{owner}: scale and ratio should be of the form (min, max)", stacklevel=2)
+            warnings.warn(f"{owner}: Scale and ratio should be of kind (min, max)", stacklevel=2)
         if scale[0] < 0 or scale[1] > 1:
-            raise ValueError(f"{owner}: scale must lie in [0, 1], got {list(scale)}")
+            raise ValueError(f"{owner}: Scale should be between 0 and 1, got {list(scale)}")
         if ratio[0] <= 0:
             raise ValueError(f"{owner}: ratio must be positive, got {list(ratio)}")
         self.scale: List[float] = [float(scale[0]), float(scale[1])]
@@ -174,6 +177,60 @@ class RandomErasing(RandomApplyTransform):
         j = torch.minimum((offsets[..., 1] * (width - w + 1)).floor(), width - w)
         return torch.stack([i, j, h, w], dim=-1).to(torch.int64)
 
+    # ---- torchvision's make_params form -------------------------------------------------------------------------
+
+    @torch.jit.unused
+    def _public_params(self, drawn: Dict[str, Any], flat_inputs: List[Any], height: int, width: int) -> Dict[str, Any]:
+        """torchvision's keys ``i``, ``j``, ``h``, ``w`` (ints; 0-d int64 tensors under torch.compile/export) and ``v``
+        (the float32 value, ``[C, 1, 1]`` or ``[1, 1, 1]``, random normal ``[C, h, w]``; ``[C, H, W]`` under
+        torch.compile/export), or ``v`` None (with the whole canvas) where nothing is erased. Unlike torchvision,
+        whose coin is drawn before ``make_params``, the coin is drawn here: an unset coin gives ``v`` None."""
+        image = next((leaf for leaf in flat_inputs if is_image_like(leaf) or is_pure_tensor(leaf)), None)
+        channels = F.get_dimensions(image)[0] if image is not None else 1
+        device = query_device(flat_inputs)
+        fill = None if self.value is None else self._value_of(channels, device)  # checked whatever the coin says
+        box, apply = drawn["box"], drawn["apply"]
+        if is_tracing():
+            box = box * apply.to(box.dtype)
+            if fill is None:
+                fill = normal_like(torch.empty(channels, height, width, device=device), self._rng(), torch.float32)
+            return {"i": box[0], "j": box[1], "h": box[2], "w": box[3], "v": fill}
+        i, j, h, w = box.tolist()
+        if not bool(apply) or h == 0:
+            return {"i": 0, "j": 0, "h": height, "w": width, "v": None}
+        if fill is None:
+            fill = normal_like(torch.empty(channels, h, w, device=device), self._rng(), torch.float32)
+        return {"i": i, "j": j, "h": h, "w": w, "v": fill}
+
+    @torch.jit.unused
+    def _value_of(self, channels: int, device: torch.device) -> torch.Tensor:
+        value = self.value if self.value is not None else [0.0]
+        if len(value) != 1 and len(value) != channels:
+            raise ValueError(
+                f"RandomErasing: If value is a sequence, it should have either a single value or {channels} (one per "
+                f"channel), got {len(value)}"
+            )
+        return torch.tensor(value, dtype=torch.float32, device=device).view(-1, 1, 1)
+
+    @torch.jit.unused
+    def _transform_public(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        """``transform`` with ``make_params``' torchvision-keyed parameters (maybe edited by a subclass)."""
+        value = params["v"]
+        if value is None:
+            return inpt
+        i, j, h, w = params["i"], params["j"], params["h"], params["w"]
+        if is_tracing() and isinstance(i, torch.Tensor):
+            box = torch.stack([i, j, h, w]).to(torch.int64)
+            if is_pure_tensor(inpt):
+                return erase_where(inpt, box, value)
+            return wrap(erase_where(unwrap(inpt), box, value), like=inpt)
+        return F.erase(inpt, int(i), int(j), int(h), int(w), value, inplace=self.inplace)
+
+    def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        if "v" in params:
+            return self._transform_public(inpt, params)
+        return self._select(inpt, params)
+
     # ---- the effect ---------------------------------------------------------------------------------------------
 
     def _fill(self, image: torch.Tensor, batched: bool) -> torch.Tensor:
@@ -184,7 +241,8 @@ class RandomErasing(RandomApplyTransform):
             return normal_like(image, self._rng(), torch.float32)
         if len(value) != 1 and len(value) != channels:
             raise ValueError(
-                f"RandomErasing: value needs 1 or {channels} numbers (one per channel), got {len(value)}"
+                f"RandomErasing: If value is a sequence, it should have either a single value or {channels} (one per "
+                f"channel), got {len(value)}"
             )
         return torch.tensor(value, dtype=torch.float32, device=image.device).view(-1, 1, 1)
 

@@ -22,6 +22,8 @@ class GaussianBlur(Transform):
 
     _functional = staticmethod(F.gaussian_blur)
 
+    _draw_uses_size = False  # the draw ignores the size (make_params takes a sample without a sized leaf)
+
     def __init__(
         self,
         kernel_size: Union[int, Sequence[int]],
@@ -35,21 +37,31 @@ class GaussianBlur(Transform):
             kernel_size = [kernel_size, kernel_size]
         elif isinstance(kernel_size, Sequence) and len(kernel_size) == 1:
             kernel_size = [kernel_size[0], kernel_size[0]]
-        if not isinstance(kernel_size, Sequence) or len(kernel_size) != 2 or not all(
-            isinstance(k, int) for k in kernel_size
+        if (
+            not isinstance(kernel_size, Sequence)
+            or len(kernel_size) != 2
+            or not all(isinstance(k, int) for k in kernel_size)
         ):
-            raise ValueError(f"{owner}: kernel_size must be an int or a sequence of 1 or 2 ints, got {kernel_size!r}")
+            raise ValueError(
+                f"{owner}: Kernel size should be a tuple/list of two integers (or an int), got {kernel_size!r}"
+            )
         if any(k <= 0 or k % 2 == 0 for k in kernel_size):
-            raise ValueError(f"{owner}: kernel_size must hold odd positive integers, got {list(kernel_size)}")
+            raise ValueError(
+                f"{owner}: Kernel size value should be an odd and positive number, got {list(kernel_size)}"
+            )
         self.kernel_size: List[int] = [int(k) for k in kernel_size]
         if isinstance(sigma, Number) and not isinstance(sigma, bool):
             sigma = [float(sigma), float(sigma)]  # type: ignore[arg-type]
         elif isinstance(sigma, Sequence) and len(sigma) == 1:
             sigma = [float(sigma[0]), float(sigma[0])]
-        if not isinstance(sigma, Sequence) or len(sigma) != 2 or not all(isinstance(s, Number) for s in sigma):
-            raise TypeError(f"{owner}: sigma must be a number or a sequence (min, max), got {sigma!r}")
+        if isinstance(sigma, Sequence) and len(sigma) != 2:
+            raise ValueError(f"{owner}: If sigma is a sequence its length should be 1 or 2. Got {len(sigma)}")
+        if not isinstance(sigma, Sequence) or not all(isinstance(s, Number) for s in sigma):
+            raise TypeError(f"{owner}: sigma should be a number or a sequence of numbers (min, max), got {sigma!r}")
         if not 0.0 < sigma[0] <= sigma[1]:
-            raise ValueError(f"{owner}: sigma must be positive and of the form (min, max), got {list(sigma)}")
+            raise ValueError(
+                f"{owner}: sigma values should be positive and of the form (min, max), got {list(sigma)}"
+            )
         self.sigma: List[float] = [float(sigma[0]), float(sigma[1])]
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
@@ -71,8 +83,22 @@ class GaussianBlur(Transform):
         sigma = self._sigmas([], image.device)
         return torch.ops.jitvision_native.gaussian_blur.default(image, self.kernel_size, sigma, sigma)
 
+    @torch.jit.unused
+    def _public_params(self, drawn: Dict[str, Any], flat_inputs: List[Any], height: int, width: int) -> Dict[str, Any]:
+        """torchvision's ``sigma``: ``[sigma_x, sigma_y]``, two equal Python floats (a ``[2]`` float64 tensor under
+        torch.compile/export)."""
+        sigma = drawn["sigma"]
+        if is_tracing():
+            return {"sigma": torch.stack([sigma, sigma])}
+        value = float(sigma)
+        return {"sigma": [value, value]}
+
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         sigma = params["sigma"]
+        if not torch.jit.is_scripting() and not isinstance(sigma, torch.Tensor):  # make_params' [x, y] (Python)
+            return F.gaussian_blur(inpt, self.kernel_size, [float(sigma[0]), float(sigma[1])])
+        if not torch.jit.is_scripting() and sigma.ndim == 1:  # make_params' [x, y] traced: equal unless edited
+            sigma = sigma[0]
         if not torch.jit.is_scripting() and native_blur_takes(inpt):  # the drawn tensor straight to the C++ op
             return gaussian_blur_with_tensor_sigma(inpt, self.kernel_size, sigma)
         if not is_tracing() and sigma.ndim == 0:  # scripted, PIL: a Python float, torchvision's path
@@ -99,7 +125,7 @@ class GaussianNoise(Transform):
     ) -> None:
         super().__init__(generator=generator)
         if sigma < 0:
-            raise ValueError(f"GaussianNoise: sigma must not be negative, got {sigma}")
+            raise ValueError(f"GaussianNoise: sigma shouldn't be negative, got {sigma}")
         self.mean = float(mean)
         self.sigma = float(sigma)
         self.clip = bool(clip)

@@ -29,20 +29,24 @@ class JPEG(Transform):
 
     _functional = staticmethod(F.jpeg)
 
-    def __init__(
-        self, quality: Union[int, Sequence[int]], *, generator: Optional[torch.Generator] = None
-    ) -> None:
+    _draw_uses_size = False  # the draw ignores the size (make_params takes a sample without a sized leaf)
+
+    def __init__(self, quality: Union[int, Sequence[int]], *, generator: Optional[torch.Generator] = None) -> None:
         super().__init__(generator=generator)
         if isinstance(quality, bool):
             raise TypeError("JPEG: quality must be an int or a sequence (min, max) of ints, got a bool")
         if isinstance(quality, int):
             quality = [quality, quality]
-        if not isinstance(quality, Sequence) or len(quality) != 2 or not all(
+        if isinstance(quality, Sequence) and not isinstance(quality, str) and len(quality) != 2:
+            raise ValueError(f"JPEG: quality should be a sequence of length 2 (min, max), got {quality!r}")
+        if not isinstance(quality, Sequence) or not all(
             isinstance(q, int) and not isinstance(q, bool) for q in quality
         ):
             raise TypeError(f"JPEG: quality must be an int or a sequence (min, max) of ints, got {quality!r}")
         if not 1 <= quality[0] <= quality[1] <= 100:
-            raise ValueError(f"JPEG: quality must be integers from 1 to 100 with min <= max, got {list(quality)}")
+            raise ValueError(
+                f"JPEG: quality must be an integer from 1 to 100 (with min <= max), got {list(quality)}"
+            )
         self.quality: List[int] = [int(quality[0]), int(quality[1])]
 
     def _qualities(self, shape: List[int], device: torch.device) -> torch.Tensor:

@@ -84,8 +84,8 @@ class ToDtype(_Deterministic):
         self._dtype_table = {_same_kind_key(key): value for key, value in dtype.items()}
         if torch.Tensor in dtype and any(_same_kind_key(key) in (Image, Video) for key in dtype):
             warnings.warn(
-                "ToDtype: got dtypes for torch.Tensor and for Image or Video; a plain tensor is not transformed "
-                "(by this or any transform) when the sample holds an Image or Video",
+                "ToDtype: got dtypes for torch.Tensor and for Image or Video; a plain `torch.Tensor` will *not* be "
+                "transformed (by this or any transform) when the sample holds an Image or Video",
                 stacklevel=2,
             )
         self._tensor_dtype_missing = torch.Tensor not in dtype and "others" not in dtype
@@ -117,13 +117,14 @@ class ToDtype(_Deterministic):
                 dtype = self._dtype_table["others"]
             else:
                 raise ValueError(
-                    f"ToDtype: no dtype given for {type(inpt).__name__}; add it to the dict, or pass "
+                    f"ToDtype: No dtype was specified for {type(inpt).__name__}; add it to the dict, or pass "
                     '"others": None to let other types through (or a plain dtype to convert images and videos only)'
                 )
         if dtype is None:
             if self.scale and image_like:
                 warnings.warn(
-                    "ToDtype: scale=True but no dtype was given for images or videos: nothing is scaled", stacklevel=2
+                    "ToDtype: scale=True but no dtype was specified for images or videos: no scaling will be done",
+                    stacklevel=2,
                 )
             return inpt
         return F.to_dtype(inpt, dtype, scale=self.scale)
@@ -143,7 +144,7 @@ class Normalize(_Deterministic):
         self.mean: List[float] = _numbers(mean, "mean")
         self.std: List[float] = _numbers(std, "std")
         if any(s == 0 for s in self.std):
-            raise ValueError(f"Normalize: std must not contain zero (division by zero), got {self.std}")
+            raise ValueError(f"Normalize: std evaluated to zero, leading to division by zero, got {self.std}")
         self.inplace = inplace
 
     @torch.jit.unused

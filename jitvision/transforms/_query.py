@@ -66,9 +66,9 @@ def query_chw(flat_inputs: List[Any]) -> Tuple[int, int, int]:
             if chw not in dims:
                 dims.append(chw)
     if not dims:
-        raise TypeError("query_chw: no image or video was found in the sample")
+        raise TypeError("query_chw: No image or video was found in the sample")
     if len(dims) > 1:
-        raise ValueError(f"query_chw: found several CxHxW dimensions in the sample: {sorted(dims)}")
+        raise ValueError(f"query_chw: Found multiple CxHxW dimensions in the sample: {sorted(dims)}")
     c, h, w = dims[0]
     return c, h, w
 

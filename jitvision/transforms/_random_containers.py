@@ -35,7 +35,7 @@ def _steps(transforms: Any, owner: str) -> nn.ModuleList:
     if isinstance(transforms, nn.ModuleList):
         transforms = list(transforms)
     if not isinstance(transforms, Sequence) or isinstance(transforms, str):
-        raise TypeError(f"{owner}: transforms must be a sequence of callables or an nn.ModuleList")
+        raise TypeError(f"{owner}: Argument transforms should be a sequence of callables (or an nn.ModuleList)")
     if not transforms:
         raise ValueError(f"{owner}: pass at least one transform")
     steps: List[nn.Module] = []
@@ -132,9 +132,21 @@ def _describe_layout(sample: Any) -> str:
     return "shapes " + ", ".join(str(list(leaf.shape)) for leaf in leaves if isinstance(leaf, torch.Tensor))
 
 
+class _Unpacked(tuple):
+    """The inputs of a container called with several arguments (``container(image, label)``): as torchvision's
+    containers do, each step is called with them unpacked (``step(image, label)``) and its output tuple is what the
+    next step gets unpacked; one packed argument (``container((image, label))``) is passed on packed."""
+
+
 class _RandomContainer(Transform):
     """The sample handling the three share; subclasses implement ``_draw_batch`` and ``_choose`` (Python) and
     ``_script_choose`` (TorchScript, plain tensors)."""
+
+    def __call__(self, *inputs: Any) -> Any:
+        if len(inputs) > 1:
+            out = super().__call__(_Unpacked(inputs))
+            return tuple(out) if isinstance(out, _Unpacked) else out
+        return super().__call__(*inputs)
 
     def forward(self, inpt: torch.Tensor) -> torch.Tensor:
         if torch.jit.is_scripting():
@@ -194,6 +206,9 @@ class _RandomContainer(Transform):
     def _call(self, index: int, sample: Any, batch: bool) -> Any:
         """Transform ``index`` on one sample, or on a plain batch tensor with per-sample draws."""
         transform = self.transforms[index]
+        if isinstance(sample, _Unpacked):
+            out = transform(*sample)
+            return _Unpacked(out) if isinstance(out, tuple) else out
         return _run_batch(transform, sample) if batch else transform(sample)
 
     @torch.jit.unused
@@ -225,7 +240,9 @@ class RandomApply(_RandomContainer):
         super().__init__()
         self.transforms = _steps(transforms, "RandomApply")
         if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
-            raise ValueError(f"RandomApply: p should be a probability in [0, 1], got {p!r}")
+            raise ValueError(
+                f"RandomApply: p should be a probability, a floating point value in the interval [0.0, 1.0], got {p!r}"
+            )
         self.p = float(p)
 
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
@@ -275,7 +292,10 @@ class RandomChoice(_RandomContainer):
             p = [1.0] * len(self.transforms)
         elif not isinstance(p, Sequence) or len(p) != len(self.transforms):
             count = len(self.transforms)
-            raise ValueError(f"RandomChoice: p must have one probability per transform ({count}), got {p!r}")
+            raise ValueError(
+                f"RandomChoice: Length of p doesn't match the number of transforms: one probability per transform "
+                f"({count}), got {p!r}"
+            )
         if any(isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 for v in p) or sum(p) <= 0:
             raise ValueError(f"RandomChoice: p must hold non-negative numbers with a positive sum, got {p!r}")
         total = float(sum(p))

@@ -29,7 +29,7 @@ LabelsGetter = Union[Callable[[Any], Any], str, None]
 def _check_labels_getter(labels_getter: LabelsGetter, owner: str) -> LabelsGetter:
     if labels_getter is None or callable(labels_getter) or labels_getter == "default":
         return labels_getter
-    raise ValueError(f"{owner}: labels_getter must be 'default', a callable or None, got {labels_getter!r}")
+    raise ValueError(f"{owner}: labels_getter should either be 'default', a callable, or None, got {labels_getter!r}")
 
 
 class _Sanitize(Transform):
@@ -119,8 +119,8 @@ class _Sanitize(Transform):
             torch._check(leaf.ndim > 0 and leaf.shape[0] == valid.shape[0])
         elif leaf.ndim == 0 or leaf.shape[0] != valid.shape[0]:
             raise ValueError(
-                f"{owner}: a leaf of shape {list(leaf.shape)} does not have one row per {self._kind.__name__} row "
-                f"({valid.shape[0]})"
+                f"{owner}: Number of boxes (or keypoints) and of rows must match: a leaf of shape {list(leaf.shape)} "
+                f"does not have one row per {self._kind.__name__} row ({valid.shape[0]})"
             )
         if is_pure_tensor(leaf):
             return _rows(leaf, valid)
@@ -168,7 +168,7 @@ class SanitizeBoundingBoxes(_Sanitize):
     def __init__(self, min_size: float = 1.0, min_area: float = 1.0, labels_getter: LabelsGetter = "default") -> None:
         for name, value in (("min_size", min_size), ("min_area", min_area)):
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not value >= 1:
-                raise ValueError(f"SanitizeBoundingBoxes: {name} must be a number >= 1, got {value!r}")
+                raise ValueError(f"SanitizeBoundingBoxes: {name} must be >= 1 (a number), got {value!r}")
         super().__init__(labels_getter)
         self.min_size = float(min_size)
         self.min_area = float(min_area)

@@ -41,21 +41,22 @@ class LinearTransformation(_Deterministic):
             raise TypeError(f"{owner}: transformation_matrix and mean_vector must be tensors")
         if transformation_matrix.ndim != 2 or transformation_matrix.shape[0] != transformation_matrix.shape[1]:
             raise ValueError(
-                f"{owner}: transformation_matrix must be square, got shape {tuple(transformation_matrix.shape)}"
+                f"{owner}: transformation_matrix should be square, got shape {tuple(transformation_matrix.shape)}"
             )
         if mean_vector.ndim != 1 or mean_vector.shape[0] != transformation_matrix.shape[0]:
             raise ValueError(
-                f"{owner}: mean_vector must have {transformation_matrix.shape[0]} values (one per row of the "
-                f"matrix), got shape {tuple(mean_vector.shape)}"
+                f"{owner}: mean_vector should have the same length {transformation_matrix.shape[0]} (one per row of "
+                f"the matrix), got shape {tuple(mean_vector.shape)}"
             )
         if transformation_matrix.device != mean_vector.device:
             raise ValueError(
-                f"{owner}: the tensors must be on one device, got {transformation_matrix.device} and "
+                f"{owner}: Input tensors should be on the same device, got {transformation_matrix.device} and "
                 f"{mean_vector.device}"
             )
         if transformation_matrix.dtype != mean_vector.dtype:
             raise ValueError(
-                f"{owner}: the tensors must have one dtype, got {transformation_matrix.dtype} and {mean_vector.dtype}"
+                f"{owner}: Input tensors should have the same dtype, got {transformation_matrix.dtype} and "
+                f"{mean_vector.dtype}"
             )
         self.transformation_matrix = transformation_matrix
         self.mean_vector = mean_vector
@@ -67,7 +68,7 @@ class LinearTransformation(_Deterministic):
     @torch.jit.unused
     def check_inputs(self, flat_inputs: List[Any]) -> None:
         if any(isinstance(inpt, PIL.Image.Image) for inpt in flat_inputs):
-            raise TypeError("LinearTransformation: PIL images are not supported")
+            raise TypeError("LinearTransformation does not support PIL images")
 
     def _linear(self, inpt: torch.Tensor) -> torch.Tensor:
         shape = inpt.shape
@@ -76,12 +77,14 @@ class LinearTransformation(_Deterministic):
         n = shape[-3] * shape[-2] * shape[-1]
         if n != self.transformation_matrix.shape[0]:
             raise ValueError(
-                f"LinearTransformation: the input has {shape[-3]} x {shape[-2]} x {shape[-1]} = {n} values per "
+                f"LinearTransformation: Input tensor and transformation matrix have incompatible shape: {shape[-3]} x "
+                f"{shape[-2]} x {shape[-1]} = {n} values per "
                 f"image, the matrix is {self.transformation_matrix.shape[0]} x {self.transformation_matrix.shape[0]}"
             )
         if inpt.device.type != self.mean_vector.device.type:
             raise ValueError(
-                f"LinearTransformation: the input is on {inpt.device}, the matrix on {self.mean_vector.device}"
+                f"LinearTransformation: Input tensor should be on the same device as transformation matrix and mean "
+                f"vector: the input is on {inpt.device}, the matrix on {self.mean_vector.device}"
             )
         flat = inpt.reshape(-1, n) - self.mean_vector
         return torch.mm(flat, self.transformation_matrix.to(flat.dtype)).reshape(shape)

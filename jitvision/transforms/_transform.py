@@ -34,7 +34,7 @@ from ._batch import query_batch_size, rows_of
 from ._decode_fused import forward_encoded, forward_encoded_alone, holds_encoded
 from ._random import draw_coins, python_choice, select_rows, uniform, where_rows
 from ._seeding import worker_generator
-from ._utils import is_image_like, query_device, query_size
+from ._utils import is_image_like, leaf_size, query_device, query_size
 from .functional._dispatch import _passthrough, get_kernel, is_pure_tensor, is_tracing
 
 Params = Dict[str, torch.Tensor]
@@ -124,6 +124,11 @@ class Transform(nn.Module):
     # a class whose ``_eager_plain`` is one native op that draws inside on the global RNG, tagged
     # ``nondeterministic_seeded`` and with a fake implementation, so the traced graph is that one node.
     _traced_plain = False
+    # torchvision's v1 class that its v2 class falls back to under torch.jit.script (read by code written for
+    # torchvision). None: a jitvision transform scripts as itself, there is no fallback class.
+    _v1_transform_cls: Optional[type] = None
+    # False where ``_draw`` ignores the height and width: ``make_params`` then takes a sample without a sized leaf.
+    _draw_uses_size: bool = True
 
     def __init__(self, *, generator: Optional[torch.Generator] = None) -> None:
         super().__init__()
@@ -315,9 +320,22 @@ class Transform(nn.Module):
 
     @torch.jit.unused
     def make_params(self, flat_inputs: List[Any]) -> Dict[str, Any]:
-        """Parameters shared by every leaf of one sample (torchvision's hook, kept for custom subclasses)."""
-        height, width = query_size(flat_inputs, type(self).__name__)
-        return self._draw(height, width, query_device(flat_inputs))
+        """Parameters shared by every leaf of one sample (torchvision's hook, kept for custom subclasses). Classes
+        whose torchvision counterpart names its parameters differently give them torchvision's keys here
+        (``_public_params``), which their ``transform`` reads, so a subclass that edits them works as with
+        torchvision."""
+        if not self._draw_uses_size and not any(leaf_size(inpt) is not None for inpt in flat_inputs):
+            height, width = 0, 0  # as torchvision, a draw that does not depend on the size needs no sized leaf
+        else:
+            height, width = query_size(flat_inputs, type(self).__name__)
+        drawn = self._draw(height, width, query_device(flat_inputs))
+        return self._public_params(drawn, flat_inputs, height, width)
+
+    @torch.jit.unused
+    def _public_params(self, drawn: Dict[str, Any], flat_inputs: List[Any], height: int, width: int) -> Dict[str, Any]:
+        """``_draw``'s parameters under torchvision's ``make_params`` keys (value types: see docs/tvsuite.md);
+        the default keeps them as drawn."""
+        return drawn
 
     @torch.jit.unused
     def make_batch_params(self, flat_inputs: List[Any], batch_size: int) -> Dict[str, Any]:
@@ -381,7 +399,7 @@ class RandomApplyTransform(Transform):
         super().__init__(generator=generator)
         if not (0.0 <= p <= 1.0):
             raise ValueError(f"{type(self).__name__}: p must be a probability in [0, 1], got {p}")
-        self.p = p
+        self.p = float(p)  # an int p (p=1) is a float to TorchScript (draw_coins takes a float)
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         return {"apply": self._coins([], device)}

@@ -49,9 +49,9 @@ def query_size(flat_inputs: Sequence[Any], owner: str = "query_size") -> tuple[i
         if size is not None and all(size != seen for seen in sizes):
             sizes.append(size)
     if not sizes:
-        raise TypeError(f"{owner}: no image, video, mask, bounding boxes or keypoints found in the sample")
+        raise TypeError(f"{owner}: No image, video, mask, bounding boxes or keypoints was found in the sample")
     if len(sizes) > 1:
-        raise ValueError(f"{owner}: the sample holds leaves of different sizes {sizes}")
+        raise ValueError(f"{owner}: Found multiple HxW dimensions in the sample (leaves of different sizes): {sizes}")
     return sizes[0]
 
 
@@ -70,7 +70,10 @@ def setup_size(size: Any, owner: str) -> list[int]:
     elif isinstance(size, Sequence) and len(size) == 1:
         size = [size[0], size[0]]
     if not isinstance(size, Sequence) or len(size) != 2 or not all(isinstance(s, int) for s in size):
-        raise ValueError(f"{owner}: size must be an int or a sequence of 1 or 2 ints, got {size!r}")
+        raise ValueError(
+            f"{owner}: size should be an int or a sequence of 1 or 2 ints (Please provide only two dimensions (h, w) "
+            f"for size), got {size!r}"
+        )
     if size[0] <= 0 or size[1] <= 0:
         raise ValueError(f"{owner}: size must be positive, got {list(size)}")
     return [int(size[0]), int(size[1])]
@@ -86,16 +89,17 @@ def find_labels(sample: Any, owner: str) -> Any:
         return candidate
     if not isinstance(candidate, dict):
         raise ValueError(
-            f"{owner}: with the default labels_getter the sample must be a dict, or a tuple whose second item is a "
-            f"dict or the labels tensor, got {type(sample).__name__}; pass labels_getter=None if there are no labels"
+            f"{owner}: When using the default labels_getter, the input passed to forward must be a dict or a two-tuple "
+            f"whose second item is a dict or the labels tensor, got {type(sample).__name__}; pass labels_getter=None "
+            "if there are no labels"
         )
     keys = [key for key in candidate if isinstance(key, str)]
     exact = [key for key in keys if key.lower() == "labels"]
     found = exact or [key for key in keys if "label" in key.lower()]
     if not found:
         raise ValueError(
-            f"{owner}: no labels found in the sample (no key containing 'label'); pass a callable as labels_getter, "
-            "or labels_getter=None if the sample has no labels"
+            f"{owner}: Could not infer where the labels are in the sample (no key containing 'label'); pass a "
+            "callable as labels_getter, or labels_getter=None if the sample has no labels"
         )
     return candidate[found[0]]
 
@@ -106,7 +110,7 @@ def require_image(flat_inputs: Sequence[Any], owner: str) -> None:
     for inpt in flat_inputs:
         if is_image_like(inpt) or (isinstance(inpt, torch.Tensor) and is_pure_tensor(inpt)):
             return
-    raise TypeError(f"{owner}: no image or video was found in the sample")
+    raise TypeError(f"{owner}: No image or video was found in the sample")
 
 
 # ---- torchvision's fill-argument helpers ----------------------------------------------------------------------
@@ -209,3 +213,9 @@ def _setup_number_or_seq(arg: Any, name: str) -> List[float]:
 # torchvision's other sample helpers, under the names its ``v2._utils`` gives them. Imported last: ``_query`` itself
 # imports ``query_size`` from this module.
 from ._query import check_type, get_bounding_boxes, get_keypoints, has_all, has_any, query_chw  # noqa: E402, F401
+
+
+@torch.jit.unused
+def _find_labels_default_heuristic(inputs: Any) -> Any:
+    """torchvision's private name for the default ``labels_getter`` (``find_labels``), which user code calls."""
+    return find_labels(inputs, "labels_getter='default'")

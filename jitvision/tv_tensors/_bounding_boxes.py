@@ -112,7 +112,7 @@ class BoundingBoxes(TVTensor):
                 f"got shape {tuple(tensor.shape)}"
             )
         if clamping_mode not in ("soft", "hard", None):
-            raise ValueError(f"BoundingBoxes: clamping_mode must be 'soft', 'hard' or None, got {clamping_mode!r}")
+            raise ValueError(f"BoundingBoxes: clamping_mode must be soft, hard or None, got {clamping_mode!r}")
         return cls._wrap(
             tensor,
             format=box_format,

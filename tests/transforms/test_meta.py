@@ -114,11 +114,11 @@ def test_convert_bounding_box_format_compiles_and_scripts():
 def test_convert_bounding_box_format_bad_input():
     boxes = make_boxes(CANVAS)
     plain = boxes.as_subclass(torch.Tensor)
-    with pytest.raises(TypeError, match="convert_bounding_box_format: new_format"):
+    with pytest.raises(TypeError, match="convert_bounding_box_format.. missing 1 required argument: .new_format."):
         F.convert_bounding_box_format(boxes)
     with pytest.raises(ValueError, match="convert_bounding_box_format: plain tensors need old_format"):
         F.convert_bounding_box_format(plain, new_format="XYWH")
-    with pytest.raises(ValueError, match="convert_bounding_box_format: old_format must not"):
+    with pytest.raises(ValueError, match="convert_bounding_box_format: `old_format` must not"):
         F.convert_bounding_box_format(boxes, old_format="XYXY", new_format="XYWH")
     with pytest.raises(ValueError, match="convert_bounding_box_format: format must be one of"):
         F.convert_bounding_box_format(plain, old_format="XYXY", new_format="XYZW")

@@ -249,7 +249,7 @@ def test_to_dtype_class_errors_and_warnings_as_torchvision():
         T.ToDtype("float32")
     with pytest.raises(ValueError, match="ToDtype"):
         T.ToDtype({tv_tensors.Image: "float32"})
-    with pytest.raises(ValueError, match="ToDtype: no dtype given for"):
+    with pytest.raises(ValueError, match="ToDtype: No dtype was specified for"):
         T.ToDtype({tv_tensors.Image: torch.float32})(make_detection_sample())
     with pytest.warns(UserWarning, match="torch.Tensor"):
         T.ToDtype({torch.Tensor: torch.float32, tv_tensors.Image: torch.float32})

@@ -55,10 +55,16 @@ def _setup_range(value: Any, what: str, owner: str, sizes: Sequence[int] = (2,))
     """A number ``d`` as ``[-d, d]`` (``d >= 0``), or a sequence of ``sizes`` finite numbers."""
     if isinstance(value, numbers.Number) and not isinstance(value, bool):
         if not math.isfinite(float(value)) or float(value) < 0:
-            raise ValueError(f"{owner}: {what} must be a non-negative finite number, got {value!r}")
+            raise ValueError(
+                f"{owner}: If {what} is a single number, it must be positive (non-negative and finite), got {value!r}"
+            )
         return [-float(value), float(value)]
-    if not isinstance(value, Sequence) or len(value) not in sizes:
-        raise TypeError(f"{owner}: {what} must be a number or a sequence of {' or '.join(map(str, sizes))} numbers")
+    # torchvision's split: not a sequence is a TypeError, a sequence of another length a ValueError
+    lengths = " or ".join(map(str, sizes))
+    if not isinstance(value, Sequence):
+        raise TypeError(f"{owner}: {what} should be a sequence of length {lengths} (or a number), got {value!r}")
+    if len(value) not in sizes:
+        raise ValueError(f"{owner}: {what} should be a sequence of length {lengths}, got {value!r}")
     if not all(isinstance(v, numbers.Number) and not isinstance(v, bool) for v in value):
         raise TypeError(f"{owner}: {what} must hold numbers, got {value!r}")
     out = [float(v) for v in value]
@@ -69,8 +75,10 @@ def _setup_range(value: Any, what: str, owner: str, sizes: Sequence[int] = (2,))
 
 @torch.jit.unused
 def _setup_sequence(value: Any, what: str, owner: str) -> List[float]:
-    if not isinstance(value, Sequence) or len(value) != 2:
-        raise TypeError(f"{owner}: {what} must be a sequence of two numbers, got {value!r}")
+    if not isinstance(value, Sequence):
+        raise TypeError(f"{owner}: {what} should be a sequence of length 2, got {value!r}")
+    if len(value) != 2:
+        raise ValueError(f"{owner}: {what} should be a sequence of length 2, got {value!r}")
     return _setup_range(value, what, owner)
 
 
@@ -78,8 +86,10 @@ def _setup_sequence(value: Any, what: str, owner: str) -> List[float]:
 def _setup_center(center: Any, owner: str) -> Optional[List[float]]:
     if center is None:
         return None
-    if not isinstance(center, Sequence) or len(center) != 2:
-        raise ValueError(f"{owner}: center must be a sequence of two numbers, got {center!r}")
+    if not isinstance(center, Sequence):
+        raise TypeError(f"{owner}: center should be a sequence of length 2, got {center!r}")
+    if len(center) != 2:
+        raise ValueError(f"{owner}: center should be a sequence of length 2, got {center!r}")
     return [float(center[0]), float(center[1])]
 
 
@@ -222,13 +232,13 @@ class RandomAffine(_WarpTransform):
         if translate is not None:
             self._translate = _setup_sequence(translate, "translate", owner)
             if not all(0.0 <= t <= 1.0 for t in self._translate):
-                raise ValueError(f"{owner}: translate fractions must be in [0, 1], got {translate!r}")
+                raise ValueError(f"{owner}: translation values should be between 0 and 1, got {translate!r}")
         self.scale = scale
         self._scale: List[float] = [1.0, 1.0]
         if scale is not None:
             self._scale = _setup_sequence(scale, "scale", owner)
             if not all(s > 0 for s in self._scale):
-                raise ValueError(f"{owner}: scale values must be positive, got {scale!r}")
+                raise ValueError(f"{owner}: scale values should be positive, got {scale!r}")
         self.shear = None if shear is None else _setup_range(shear, "shear", owner, (2, 4))
         self._shear: List[float] = [0.0, 0.0, 0.0, 0.0]
         if self.shear is not None:
@@ -250,6 +260,27 @@ class RandomAffine(_WarpTransform):
 
     def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         return _squeeze_batch(self._draw_batch(1, height, width, device))
+
+    @torch.jit.unused
+    def _public_params(self, drawn: Dict[str, Any], flat_inputs: List[Any], height: int, width: int) -> Dict[str, Any]:
+        """torchvision's value types: ``angle`` and ``scale`` floats, ``translate`` a tuple of two ints, ``shear`` a
+        tuple of two floats (under torch.compile/export the drawn float32 tensors)."""
+        if is_tracing():
+            return drawn
+        tx, ty = drawn["translate"].tolist()
+        sx, sy = drawn["shear"].tolist()
+        angle, scale = float(drawn["angle"]), float(drawn["scale"])
+        return {"angle": angle, "translate": (int(tx), int(ty)), "scale": scale, "shear": (sx, sy)}
+
+    def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        if not torch.jit.is_scripting() and not isinstance(params["angle"], torch.Tensor):  # make_params' numbers
+            params = self._as_tensors(params, inpt)
+        return self._warp(inpt, params)
+
+    @torch.jit.unused
+    def _as_tensors(self, params: Dict[str, Any], inpt: Any) -> Dict[str, torch.Tensor]:
+        device = inpt.device if isinstance(inpt, torch.Tensor) else torch.device("cpu")
+        return {key: torch.tensor(value, dtype=torch.float32, device=device) for key, value in params.items()}
 
     def _matrix(self, params: Dict[str, torch.Tensor], center: List[float], inverted: bool) -> torch.Tensor:
         angle = params["angle"]
@@ -314,6 +345,7 @@ class RandomRotation(_WarpTransform):
     """Rotate by an angle drawn uniformly from ``degrees`` (counter-clockwise), about ``center``; see the module
     docstring for ``expand=True`` under torch.compile."""
 
+    _draw_uses_size = False  # the draw ignores the size (make_params takes a sample without a sized leaf)
     _functional = staticmethod(F.rotate)
     __jit_ignored_attributes__ = _WarpTransform.__jit_ignored_attributes__ + ["degrees", "center"]
 
@@ -443,7 +475,7 @@ class RandomPerspective(RandomApplyTransform, _WarpTransform):
         if isinstance(distortion_scale, bool) or not isinstance(distortion_scale, numbers.Number):
             raise TypeError(f"{owner}: distortion_scale must be a number, got {distortion_scale!r}")
         if not (0.0 <= distortion_scale <= 1.0):
-            raise ValueError(f"{owner}: distortion_scale must be in [0, 1], got {distortion_scale}")
+            raise ValueError(f"{owner}: distortion_scale value should be between 0 and 1, got {distortion_scale}")
         self.distortion_scale = float(distortion_scale)
 
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
@@ -604,9 +636,16 @@ class ElasticTransform(_WarpTransform):
             if sigma > 0.0 and (half >= height or half >= width):
                 # torchvision's reflect padding of the field fails there with a RuntimeError
                 raise ValueError(
-                    "ElasticTransform: sigma " + str(sigma) + " blurs the field with a kernel of "
-                    + str(2 * half + 1) + " taps, which needs an image larger than " + str(half)
-                    + " pixels on each side, got " + str(height) + "x" + str(width)
+                    "ElasticTransform: sigma "
+                    + str(sigma)
+                    + " blurs the field with a kernel of "
+                    + str(2 * half + 1)
+                    + " taps, which needs an image larger than "
+                    + str(half)
+                    + " pixels on each side, got "
+                    + str(height)
+                    + "x"
+                    + str(width)
                 )
         generator = self._rng()
         dx = uniform([batch_size, 1, height, width], generator, device) * 2 - 1

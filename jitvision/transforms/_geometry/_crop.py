@@ -31,13 +31,7 @@ def _fast_crop_applies(image: torch.Tensor) -> bool:
 @torch.jit.unused
 def _row_copy_applies(image: torch.Tensor) -> bool:
     """Whether the eager fast path may crop ``image`` with the native row copy (csrc/fastgeo.cpp)."""
-    return (
-        _native.GEOMETRY
-        and image.ndim >= 2
-        and image.is_cpu
-        and not image.requires_grad
-        and image.is_contiguous()
-    )
+    return _native.GEOMETRY and image.ndim >= 2 and image.is_cpu and not image.requires_grad and image.is_contiguous()
 
 
 class CenterCrop(Transform):
@@ -122,9 +116,10 @@ class RandomCrop(PaddingTransform):
             missing = crop_width - padded_width
             left, right, padded_width = left + missing, right + missing, padded_width + 2 * missing
         if padded_height < crop_height or padded_width < crop_width:
+            padded = "padded " if self.padding is not None or self.pad_if_needed else ""
             raise ValueError(
-                f"RandomCrop: the crop size {self.size} is larger than the (padded) input size "
-                f"{[padded_height, padded_width]}"
+                f"RandomCrop: Required crop size ({self.size[0]}, {self.size[1]}) is larger than {padded}input image "
+                f"size ({padded_height}, {padded_width})"
             )
         return [left, top, right, bottom, padded_height, padded_width]
 
@@ -196,7 +191,38 @@ class RandomCrop(PaddingTransform):
             inpt = self._pad(inpt, plan[:4])
         return inpt, not (plan[4] == self.size[0] and plan[5] == self.size[1])
 
+    @torch.jit.unused
+    def _public_params(self, drawn: Dict[str, Any], flat_inputs: List[Any], height: int, width: int) -> Dict[str, Any]:
+        """torchvision's keys: ``needs_crop``, ``top``, ``left``, ``height``, ``width``, ``needs_pad``, ``padding``
+        ([left, top, right, bottom]); ``top``/``left`` are ints, 0-d int64 tensors under torch.compile/export."""
+        plan = self._plan(height, width)
+        top_left = drawn["top_left"]
+        top, left = (top_left[0], top_left[1]) if is_tracing() else top_left.tolist()
+        return {
+            "needs_crop": not (plan[4] == self.size[0] and plan[5] == self.size[1]),
+            "top": top,
+            "left": left,
+            "height": self.size[0],
+            "width": self.size[1],
+            "needs_pad": any(side != 0 for side in plan[:4]),
+            "padding": plan[:4],
+        }
+
+    @torch.jit.unused
+    def _transform_public(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        """``transform`` with ``make_params``' torchvision-keyed parameters (maybe edited by a subclass)."""
+        if params["needs_pad"]:
+            inpt = self._pad(inpt, list(params["padding"]))
+        if not params["needs_crop"]:
+            return inpt
+        top, left, height, width = params["top"], params["left"], params["height"], params["width"]
+        if is_tracing() and isinstance(top, torch.Tensor):
+            return crop_at(inpt, torch.stack([top, left]).to(torch.int64), height, width)
+        return F.crop(inpt, int(top), int(left), height, width)
+
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        if "top_left" not in params:
+            return self._transform_public(inpt, params)
         inpt, needs_crop = self._padded(inpt)
         if not needs_crop:
             return inpt
@@ -216,8 +242,10 @@ class RandomCrop(PaddingTransform):
             return inpt
         top_left = params["top_left"]
         if torch.jit.is_scripting():  # no custom ops in TorchScript: one crop per row
-            rows = [F.crop(inpt[i], int(top_left[i, 0]), int(top_left[i, 1]), self.size[0], self.size[1])
-                    for i in range(inpt.shape[0])]
+            rows = [
+                F.crop(inpt[i], int(top_left[i, 0]), int(top_left[i, 1]), self.size[0], self.size[1])
+                for i in range(inpt.shape[0])
+            ]
             return torch.stack(rows) if len(rows) > 0 else inpt[:, ..., : self.size[0], : self.size[1]]
         return crop_at(inpt, top_left, self.size[0], self.size[1])
 

@@ -120,7 +120,8 @@ class RandomIoUCrop(Transform):
         )
         if not (has_boxes and has_image):
             raise TypeError(
-                f"{type(self).__name__}: the sample must hold an image (or video, or a plain tensor) and "
+                f"{type(self).__name__}: requires input sample to contain tensor or PIL images and bounding boxes: the "
+                "sample must hold an image (or video, or a plain tensor) and "
                 "BoundingBoxes (masks are optional)"
             )
 

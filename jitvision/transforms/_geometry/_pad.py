@@ -36,7 +36,9 @@ def setup_fill(fill: Any, owner: str) -> Dict[Any, FillValue]:
     out: Dict[Any, FillValue] = {}
     for key, value in entries.items():
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float, list, tuple))):
-            raise TypeError(f"{owner}: fill must be a number, a sequence of numbers or a dict of them, got {value!r}")
+            raise TypeError(
+                f"{owner}: Got inappropriate fill arg: {value!r} (a number, a sequence of numbers or a dict of them)"
+            )
         if isinstance(value, (list, tuple)):
             value = [float(v) for v in value]
         if isinstance(key, type):
@@ -72,14 +74,18 @@ def check_padding(padding: Any, owner: str) -> List[int]:
     except TypeError as error:
         raise ValueError(str(error)) from None
     if len(padding) not in (1, 2, 4):
-        raise ValueError(f"{owner}: padding must be an int or a sequence of 1, 2 or 4 ints, got {padding}")
+        raise ValueError(
+            f"{owner}: Padding must be an int or a 1, 2, or 4 element of tuple or list (ints), got {padding}"
+        )
     return padding
 
 
 @torch.jit.unused
 def check_padding_mode(padding_mode: Any, owner: str) -> str:
     if padding_mode not in _PADDING_MODES:
-        raise ValueError(f"{owner}: padding_mode must be one of {_PADDING_MODES}, got {padding_mode!r}")
+        raise ValueError(
+            f"{owner}: Padding mode should be either constant, edge, reflect or symmetric, got {padding_mode!r}"
+        )
     return padding_mode
 
 

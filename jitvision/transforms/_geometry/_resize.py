@@ -40,9 +40,11 @@ class Resize(Transform):
             size = list(size)
         elif size is None:
             if not isinstance(max_size, int):
-                raise ValueError(f"{name}: max_size must be an int when size is None, got {max_size!r}")
+                raise ValueError(f"{name}: max_size must be an integer when size is None, got {max_size!r}")
         else:
-            raise ValueError(f"{name}: size must be an int, a sequence of one or two ints, or None, got {size!r}")
+            raise ValueError(
+                f"{name}: size can be an integer, a sequence of one or two integers, or None, got {size!r}"
+            )
         if size is not None and any(v <= 0 for v in size):
             raise ValueError(f"{name}: size must be positive, got {size}")
         if max_size is not None:
@@ -93,11 +95,11 @@ def _exp(x: float) -> float:
 
 def _float_pair(value: Any, what: str, name: str) -> List[float]:
     if not isinstance(value, Sequence) or len(value) != 2:
-        raise TypeError(f"{name}: {what} must be a sequence of two floats, got {value!r}")
+        raise TypeError(f"{name}: {what.capitalize()} should be a sequence of two floats., got {value!r}")
     try:
         low, high = float(value[0]), float(value[1])
     except (TypeError, ValueError):
-        raise TypeError(f"{name}: {what} must be a sequence of two floats, got {value!r}") from None
+        raise TypeError(f"{name}: {what.capitalize()} should be a sequence of two floats., got {value!r}") from None
     if not (math.isfinite(low) and math.isfinite(high)):
         raise ValueError(f"{name}: {what} must be finite, got {list(value)}")
     if low > high:

@@ -17,6 +17,7 @@ from .. import functional as F
 from .._drawn import check_positive, ints_of, refuse_batch
 from .._random import randint, uniform
 from .._transform import Transform
+from ..functional._dispatch import is_tracing
 from ..functional._geometry._interpolation import InterpolationMode, check_interpolation
 
 
@@ -58,7 +59,18 @@ class _RandomSizeResize(Transform):
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         return {"size": torch.stack([self._size(height, width, device) for _ in range(batch_size)])}
 
+    @torch.jit.unused
+    def _public_params(self, drawn: Dict[str, Any], flat_inputs: List[Any], height: int, width: int) -> Dict[str, Any]:
+        """torchvision's ``size``: a tuple ``(height, width)`` of ints (under torch.compile/export the drawn int64
+        ``[2]`` tensor)."""
+        if is_tracing():
+            return drawn
+        new_height, new_width = drawn["size"].tolist()
+        return {"size": (new_height, new_width)}
+
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        if not torch.jit.is_scripting() and not isinstance(params["size"], torch.Tensor):  # make_params' Python size
+            return F.resize(inpt, list(params["size"]), self.interpolation, None, self.antialias)
         size = ints_of(params, "size")
         if not torch.jit.is_scripting():
             check_positive(size)
@@ -167,6 +179,15 @@ class RandomResize(_RandomSizeResize):
         shorter = randint(self.min_size, self.max_size, [], self._rng(), device)
         # resize's rule for [s]: the shorter side becomes s, the other s * side // shorter side.
         return torch.stack([shorter * height, shorter * width]) // min(height, width)
+
+    @torch.jit.unused
+    def _public_params(self, drawn: Dict[str, Any], flat_inputs: List[Any], height: int, width: int) -> Dict[str, Any]:
+        """torchvision's ``size``: ``[shorter side]``, one int (under torch.compile/export the drawn int64 ``[2]``
+        tensor of the output size)."""
+        if is_tracing():
+            return drawn
+        new_height, new_width = drawn["size"].tolist()
+        return {"size": [new_height if height <= width else new_width]}
 
     def extra_repr(self) -> str:
         return (

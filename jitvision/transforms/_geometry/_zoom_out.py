@@ -41,10 +41,10 @@ class RandomZoomOut(PaddingTransform):
         super().__init__(fill, "constant", generator=generator)
         owner = type(self).__name__
         if not isinstance(side_range, Sequence) or len(side_range) != 2:
-            raise TypeError(f"{owner}: side_range must be a sequence of two floats, got {side_range!r}")
+            raise TypeError(f"{owner}: side_range should be a sequence of length 2, got {side_range!r}")
         low, high = float(side_range[0]), float(side_range[1])
         if not (math.isfinite(low) and math.isfinite(high)) or not 1.0 <= low <= high:
-            raise ValueError(f"{owner}: side_range must be (min, max) with 1 <= min <= max, got {list(side_range)}")
+            raise ValueError(f"{owner}: Invalid side range: (min, max) with 1 <= min <= max, got {list(side_range)}")
         if not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
             raise ValueError(f"{owner}: p must be a probability in [0, 1], got {p!r}")
         self.side_range = [low, high]

@@ -48,10 +48,10 @@ except ImportError:  # pragma: no cover - depends on the environment
 
 def _check_kernel_size(kernel_size: List[int], op: str) -> None:
     if len(kernel_size) != 2:
-        raise ValueError(f"{op}: kernel_size must be an int or 2 ints [kx, ky], got {kernel_size}")
+        raise ValueError(f"{op}: kernel_size is a sequence its length should be 2 ([kx, ky]), got {kernel_size}")
     for k in kernel_size:
         if k <= 0 or k % 2 == 0:
-            raise ValueError(f"{op}: kernel_size must hold odd positive integers, got {kernel_size}")
+            raise ValueError(f"{op}: kernel_size should have odd and positive integers, got {kernel_size}")
 
 
 def _sigma_pair(kernel_size: List[int], sigma: Optional[List[float]], op: str) -> List[float]:
@@ -60,10 +60,10 @@ def _sigma_pair(kernel_size: List[int], sigma: Optional[List[float]], op: str) -
     if len(sigma) == 1:
         sigma = [sigma[0], sigma[0]]
     if len(sigma) != 2:
-        raise ValueError(f"{op}: sigma must be a number or 1 or 2 numbers [sx, sy], got {sigma}")
+        raise ValueError(f"{op}: sigma is a sequence, its length should be 2 (or 1), got {sigma}")
     for s in sigma:
         if s <= 0.0:
-            raise ValueError(f"{op}: sigma must be positive, got {sigma}")
+            raise ValueError(f"{op}: sigma should have positive values, got {sigma}")
     return [float(sigma[0]), float(sigma[1])]
 
 
@@ -345,11 +345,11 @@ def _eager_arguments(kernel_size: Any, sigma: Any) -> Any:
     if isinstance(kernel_size, int) and not isinstance(kernel_size, bool):
         kernel_size = [kernel_size, kernel_size]
     if not isinstance(kernel_size, (list, tuple)) or not all(isinstance(k, int) for k in kernel_size):
-        raise TypeError(f"gaussian_blur: kernel_size must be an int or a sequence of ints, got {kernel_size!r}")
+        raise TypeError(f"gaussian_blur: kernel_size should be an int or a sequence of ints, got {kernel_size!r}")
     if isinstance(sigma, (int, float)) and not isinstance(sigma, bool):
         sigma = [float(sigma)]
     elif sigma is not None and not isinstance(sigma, (list, tuple)):
-        raise TypeError(f"gaussian_blur: sigma must be a number or a sequence of numbers, got {sigma!r}")
+        raise TypeError(f"gaussian_blur: sigma should be either float or sequence of floats, got {sigma!r}")
     return list(kernel_size), (None if sigma is None else [float(s) for s in sigma])
 
 

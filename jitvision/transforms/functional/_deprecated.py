@@ -20,8 +20,8 @@ def to_tensor(inpt: Any) -> torch.Tensor:
     data become float32 in [0, 1], other dtypes keep their values (torchvision's legacy ``to_tensor``).
     Deprecated upstream: use ``to_image`` then ``to_dtype(..., torch.float32, scale=True)``."""
     warnings.warn(
-        "to_tensor is deprecated (as in torchvision): use to_image(...) followed by "
-        "to_dtype(..., dtype=torch.float32, scale=True)",
+        "The function `to_tensor(...)` is deprecated and will be removed in a future release (as in torchvision). "
+        "Instead, use `to_image(...)` followed by `to_dtype(..., dtype=torch.float32, scale=True)`",
         stacklevel=2,
     )
     if isinstance(inpt, PIL.Image.Image):
@@ -32,7 +32,7 @@ def to_tensor(inpt: Any) -> torch.Tensor:
         array = inpt[:, :, None] if inpt.ndim == 2 else inpt
         tensor = torch.from_numpy(np.ascontiguousarray(array.transpose((2, 0, 1))))
     else:
-        raise TypeError(f"to_tensor: expected a PIL image or a numpy array, got {type(inpt).__name__}")
+        raise TypeError(f"to_tensor: expected a PIL image or a numpy array, got {type(inpt)}")
     if tensor.dtype == torch.uint8 or tensor.dtype == torch.bool:
         return to_dtype(tensor, torch.get_default_dtype(), scale=True)
     return tensor
@@ -45,8 +45,8 @@ def get_image_size(inpt: torch.Tensor) -> List[int]:
     dimensions of the coordinate tensor)."""
     if not is_tracing():  # dynamo does not trace warnings.warn: warn in eager and TorchScript only
         warnings.warn(
-            "get_image_size is deprecated (as in torchvision): use get_size(...), which returns [h, w] instead of "
-            "[w, h]",
+            "The function `get_image_size(...)` is deprecated and will be removed in a future release (as in "
+            "torchvision). Instead, use `get_size(...)`, which returns [h, w] instead of [w, h]",
             stacklevel=2,
         )
     if torch.jit.is_scripting() or is_pure_tensor(inpt):

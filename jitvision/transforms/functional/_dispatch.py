@@ -118,20 +118,26 @@ def register_user_kernel(functional: Any, tv_tensor_cls: type) -> Callable[[Kern
     if isinstance(functional, str):
         found = getattr(namespace, functional, None)
         if found is None or not callable(found) or isinstance(found, type):
-            raise ValueError(f"register_kernel: no functional named {functional!r} in jitvision.transforms.functional")
+            raise ValueError(
+                f"register_kernel: Could not find functional with name {functional!r} in jitvision's functionals"
+            )
         functional = found
     if not callable(functional) or not any(functional is value for value in vars(namespace).values()):
         raise ValueError(
-            f"register_kernel: kernels can only be registered on functionals of jitvision.transforms.functional, "
+            f"register_kernel: Kernels can only be registered on functionals of jitvision.transforms.functional, "
             f"got {functional!r}"
         )
     if not isinstance(tv_tensor_cls, type) or not issubclass(tv_tensor_cls, _tv_tensor_bases()):
-        raise ValueError(f"register_kernel: tv_tensor_cls must be a subclass of TVTensor, got {tv_tensor_cls!r}")
+        raise ValueError(
+            f"register_kernel: Kernels can only be registered for subclasses of TVTensor, got {tv_tensor_cls!r}"
+        )
     if tv_tensor_cls in _builtin_tv_tensor_classes():
-        raise ValueError(f"register_kernel: the built-in tv_tensor class {tv_tensor_cls.__name__} cannot be registered")
+        raise ValueError(
+            f"register_kernel: {tv_tensor_cls.__name__}: kernels cannot be registered for the builtin tv_tensor classes"
+        )
     if tv_tensor_cls in _KERNEL_REGISTRY.get(functional, {}):
         raise ValueError(
-            f"register_kernel: {functional.__name__} already has a kernel for {tv_tensor_cls.__name__}"
+            f"register_kernel: {functional.__name__} already has a kernel registered for type {tv_tensor_cls.__name__}"
         )
 
     def decorator(kernel: Kernel) -> Kernel:
@@ -152,10 +158,16 @@ def get_kernel(functional: Callable[..., Any], input_type: type, *, allow_passth
         return registry[kind]
     if allow_passthrough and (kind is not None or issubclass(input_type, TVTensor)):
         return _passthrough
-    supported = sorted(cls.__name__ for cls in registry)
+    supported = ["torch.Tensor"] + sorted(
+        set(
+            cls.__name__ if cls.__module__.startswith("jitvision") else f"{cls.__module__}.{cls.__qualname__}"
+            for cls in registry
+        )
+    )
+    # torchvision's wording ("supports inputs of type [...], but got <class '...'> instead"), which callers match on
     raise TypeError(
-        f"{functional.__name__}: unsupported input type {input_type.__name__}; "
-        f"supported are plain tensors and {supported}"
+        f"{functional.__name__}: unsupported input type {input_type}: {functional.__name__} supports inputs of "
+        f"type [{', '.join(supported)}], but got {input_type} instead"
     )
 
 

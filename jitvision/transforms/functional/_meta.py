@@ -47,7 +47,7 @@ def get_size(inpt: torch.Tensor) -> List[int]:
         return get_canvas_size(inpt)
     if isinstance(inpt, torch.Tensor):
         return get_size_image(inpt)
-    raise TypeError(f"get_size: unsupported input type {type(inpt).__name__}")
+    raise TypeError(f"get_size: unsupported input type {type(inpt)}")
 
 
 def _check_last_dim(tensor: torch.Tensor, size: int, op: str) -> None:
@@ -79,12 +79,21 @@ def check_boxes(boxes: torch.Tensor, format: BoundingBoxFormat, op: str) -> None
 
 
 def convert_bounding_box_format_kernel(
-    boxes: torch.Tensor, old_format: BoundingBoxFormat, new_format: BoundingBoxFormat
+    boxes: torch.Tensor, old_format: BoundingBoxFormat, new_format: BoundingBoxFormat, inplace: bool = False
 ) -> torch.Tensor:
-    """Boxes from one layout to another (a new tensor; the input is not modified). Axis-aligned and rotated
+    """Boxes from one layout to another: a new tensor, or with ``inplace`` the input itself, overwritten (where
+    both formats have as many numbers per box; to and from XYXYXYXY a new tensor). Axis-aligned and rotated
     formats do not convert into each other."""
     if old_format == new_format:
-        return boxes.clone()
+        return boxes if inplace else boxes.clone()
+    out = _converted(boxes, old_format, new_format)
+    if inplace and out.shape == boxes.shape:
+        return boxes.copy_(out)
+    return out
+
+
+def _converted(boxes: torch.Tensor, old_format: BoundingBoxFormat, new_format: BoundingBoxFormat) -> torch.Tensor:
+    """``boxes`` in ``new_format``, always a new tensor."""
     check_boxes(boxes, old_format, "convert_bounding_box_format")
     if is_rotated_format(old_format) != is_rotated_format(new_format):
         raise ValueError(
@@ -159,24 +168,54 @@ def convert_bounding_box_format(
     ``old_format``. Integer rotated boxes are converted in float32 and truncated (torchvision raises for most of
     those conversions)."""
     if new_format is None:
-        raise TypeError("convert_bounding_box_format: new_format is required")
+        raise TypeError("convert_bounding_box_format() missing 1 required argument: 'new_format'")
     if torch.jit.is_scripting() or is_pure_tensor(inpt):
         if old_format is None:
-            raise ValueError("convert_bounding_box_format: plain tensors need old_format")
+            raise ValueError(
+                "convert_bounding_box_format: plain tensors need old_format (`old_format` has to be passed)"
+            )
         op = "convert_bounding_box_format"
         old, new = as_box_format(old_format, op), as_box_format(new_format, op)
         if old == new:  # the input itself, as torchvision returns it
             return inpt
-        return convert_bounding_box_format_kernel(inpt, old, new)
+        return convert_bounding_box_format_kernel(inpt, old, new, inplace)
     if kind_of(type(inpt)) is not BoundingBoxes:
-        raise TypeError(f"convert_bounding_box_format: expected BoundingBoxes, got {type(inpt).__name__}")
+        raise TypeError(f"convert_bounding_box_format: expected BoundingBoxes, got {type(inpt)}")
     if old_format is not None:
-        raise ValueError("convert_bounding_box_format: old_format must not be passed with BoundingBoxes")
+        raise ValueError("convert_bounding_box_format: `old_format` must not be passed with BoundingBoxes")
     new = box_format_from(new_format, "convert_bounding_box_format")
     if new == box_format_from(inpt.format):
         return inpt
-    out = convert_bounding_box_format_kernel(unwrap(inpt), box_format_from(inpt.format), new)
+    out = convert_bounding_box_format_kernel(unwrap(inpt), box_format_from(inpt.format), new, inplace)
     return wrap(out, like=inpt, format=new)
+
+
+# torchvision's private per-pair helpers (``functional._meta._xywh_to_xyxy`` ...), which user code imports: each
+# ``(boxes, inplace) -> boxes`` in the named formats, the input overwritten when ``inplace``.
+
+
+def _xywh_to_xyxy(xywh: torch.Tensor, inplace: bool) -> torch.Tensor:
+    return convert_bounding_box_format_kernel(xywh, BoundingBoxFormat.XYWH, BoundingBoxFormat.XYXY, inplace)
+
+
+def _xyxy_to_xywh(xyxy: torch.Tensor, inplace: bool) -> torch.Tensor:
+    return convert_bounding_box_format_kernel(xyxy, BoundingBoxFormat.XYXY, BoundingBoxFormat.XYWH, inplace)
+
+
+def _cxcywh_to_xyxy(cxcywh: torch.Tensor, inplace: bool) -> torch.Tensor:
+    return convert_bounding_box_format_kernel(cxcywh, BoundingBoxFormat.CXCYWH, BoundingBoxFormat.XYXY, inplace)
+
+
+def _xyxy_to_cxcywh(xyxy: torch.Tensor, inplace: bool) -> torch.Tensor:
+    return convert_bounding_box_format_kernel(xyxy, BoundingBoxFormat.XYXY, BoundingBoxFormat.CXCYWH, inplace)
+
+
+def _xywh_to_cxcywh(xywh: torch.Tensor, inplace: bool) -> torch.Tensor:
+    return convert_bounding_box_format_kernel(xywh, BoundingBoxFormat.XYWH, BoundingBoxFormat.CXCYWH, inplace)
+
+
+def _cxcywh_to_xywh(cxcywh: torch.Tensor, inplace: bool) -> torch.Tensor:
+    return convert_bounding_box_format_kernel(cxcywh, BoundingBoxFormat.CXCYWH, BoundingBoxFormat.XYWH, inplace)
 
 
 def clamp_bounding_boxes_kernel(
@@ -212,17 +251,22 @@ def clamp_bounding_boxes(
     _check_clamping_mode(clamping_mode)
     if torch.jit.is_scripting() or is_pure_tensor(inpt):
         if format is None or canvas_size is None or (clamping_mode is not None and clamping_mode == "auto"):
-            raise ValueError("clamp_bounding_boxes: plain tensors need format, canvas_size and clamping_mode")
+            raise ValueError(
+                "clamp_bounding_boxes: plain tensors need format, canvas_size and clamping_mode (For pure tensor "
+                "inputs, `format`, `canvas_size` and `clamping_mode` have to be passed.)"
+            )
         box_format = as_box_format(format, "clamp_bounding_boxes")
         return clamp_bounding_boxes_kernel(inpt, box_format, canvas_size, clamping_mode)
     if format is not None or canvas_size is not None:
-        raise ValueError("clamp_bounding_boxes: format and canvas_size must not be passed with BoundingBoxes")
+        raise ValueError(
+            "clamp_bounding_boxes: For bounding box tv_tensor inputs, `format` and `canvas_size` must not be passed."
+        )
     return get_kernel(clamp_bounding_boxes, type(inpt))(inpt, clamping_mode=clamping_mode)
 
 
 def _check_clamping_mode(clamping_mode: Optional[str], op: str = "clamp_bounding_boxes") -> None:
     if clamping_mode is not None and clamping_mode not in ["soft", "hard", "auto"]:
-        raise ValueError(op + ": clamping_mode must be 'soft', 'hard', 'auto' or None, got '" + clamping_mode + "'")
+        raise ValueError(op + ": clamping_mode must be soft, hard, auto or None, got '" + clamping_mode + "'")
 
 
 @register_kernel(clamp_bounding_boxes, BoundingBoxes, tv_tensor_wrapper=False)
@@ -243,10 +287,10 @@ def clamp_keypoints(inpt: torch.Tensor, canvas_size: Optional[List[int]] = None)
     """Clip keypoints to their canvas. Plain tensors need ``canvas_size``."""
     if torch.jit.is_scripting() or is_pure_tensor(inpt):
         if canvas_size is None:
-            raise ValueError("clamp_keypoints: plain tensors need canvas_size")
+            raise ValueError("clamp_keypoints: plain tensors need canvas_size (`canvas_size` has to be passed)")
         return clamp_keypoints_kernel(inpt, canvas_size)
     if canvas_size is not None:
-        raise ValueError("clamp_keypoints: canvas_size must not be passed with KeyPoints")
+        raise ValueError("clamp_keypoints: `canvas_size` must not be passed with KeyPoints")
     return get_kernel(clamp_keypoints, type(inpt))(inpt)
 
 

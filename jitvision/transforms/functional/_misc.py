@@ -194,10 +194,13 @@ def normalize_image(image: torch.Tensor, mean: List[float], std: List[float], in
         mean, std = _float_list(mean, "mean"), _float_list(std, "std")
     if not image.is_floating_point():
         raise TypeError(
-            f"normalize: expected a float image, got {image.dtype}; convert it with to_dtype(..., scale=True) first"
+            f"normalize: Input tensor should be a float tensor, got {image.dtype}; convert it with to_dtype(..., "
+            "scale=True) first"
         )
     if image.ndim < 3:
-        raise ValueError(f"normalize: expected an image [..., C, H, W], got shape {list(image.shape)}")
+        raise ValueError(
+            f"normalize: Expected tensor to be a tensor image of size (..., C, H, W), got shape {list(image.shape)}"
+        )
     channels = image.shape[-3]
     if (len(mean) != 1 and len(mean) != channels) or (len(std) != 1 and len(std) != channels):
         raise ValueError(
@@ -205,7 +208,7 @@ def normalize_image(image: torch.Tensor, mean: List[float], std: List[float], in
         )
     for s in std:
         if s == 0:
-            raise ValueError(f"normalize: std must not contain zero (division by zero), got {std}")
+            raise ValueError(f"normalize: std evaluated to zero, leading to division by zero, got {std}")
     mean_t = device_constant(mean, image.dtype, image.device).view(-1, 1, 1)
     std_t = device_constant(std, image.dtype, image.device).view(-1, 1, 1)
     centered = image.sub_(mean_t) if inplace else image.sub(mean_t)

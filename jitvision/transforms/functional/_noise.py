@@ -31,9 +31,9 @@ def add_gaussian_noise(
     if not torch.jit.is_scripting() and not is_tracing():  # traced numbers may be symbolic (SymFloat)
         _check_numbers(mean, sigma)
     if sigma < 0:
-        raise ValueError(f"gaussian_noise: sigma must not be negative, got {sigma}")
+        raise ValueError(f"gaussian_noise: sigma shouldn't be negative, got {sigma}")
     if not image.is_floating_point() and image.dtype != torch.uint8:
-        raise ValueError(f"gaussian_noise: expected a float or uint8 image, got {image.dtype}")
+        raise ValueError(f"gaussian_noise: Input tensor is expected to be in uint8 or float dtype, got {image.dtype}")
     if not torch.jit.is_scripting():
         if generator is None and _native.FILTERS and not image.requires_grad and image.device.type == "cpu":
             return call_custom_op(torch.ops.jitvision_native.gaussian_noise.default, image, mean, sigma, clip)
@@ -73,7 +73,7 @@ def gaussian_noise(inpt: torch.Tensor, mean: float = 0.0, sigma: float = 0.1, cl
 
 @torch.jit.unused
 def _gaussian_noise_pil(image: PIL.Image.Image, mean: float = 0.0, sigma: float = 0.1, clip: bool = True) -> None:
-    raise TypeError("gaussian_noise: PIL images are not supported; convert them to tensors first (ToImage)")
+    raise ValueError("gaussian_noise: Gaussian Noise is not implemented for PIL images.")
 
 
 register_kernel(gaussian_noise, Image)(gaussian_noise_image)

@@ -62,11 +62,18 @@ def sanitize_keypoints_mask(keypoints: torch.Tensor, canvas_size: List[int]) -> 
     return inside.reshape(keypoints.shape[0], -1).all(dim=-1) if keypoints.ndim > 2 else inside
 
 
-def _check_metadata(inpt: torch.Tensor, given: bool, op: str, what: str) -> None:
+def _check_metadata(inpt: torch.Tensor, given: bool, op: str, what: str, arg: str) -> None:
+    # torchvision's wording ("canvas_size cannot be None if ... is a pure tensor"), which callers match on
     if is_pure_tensor(inpt) and not given:
-        raise ValueError(f"{op}: plain tensors need {what}; or pass a tv_tensor that carries them")
+        raise ValueError(
+            f"{op}: canvas_size cannot be None if {arg} is a pure tensor: plain tensors need {what} (or pass a "
+            "tv_tensor that carries them)"
+        )
     if not is_pure_tensor(inpt) and given:
-        raise ValueError(f"{op}: {what} must be left to None for a tv_tensor, which carries its own")
+        raise ValueError(
+            f"{op}: canvas_size must be None when {arg} is a tv_tensors instance: {what} must be left to None, it "
+            "carries its own"
+        )
 
 
 def sanitize_bounding_boxes(
@@ -84,8 +91,14 @@ def sanitize_bounding_boxes(
         if not isinstance(bounding_boxes, torch.Tensor) or (
             not is_pure_tensor(bounding_boxes) and kind_of(type(bounding_boxes)) is not BoundingBoxes
         ):
-            raise TypeError(f"{op}: expected a tensor or BoundingBoxes, got {type(bounding_boxes).__name__}")
-        _check_metadata(bounding_boxes, format is not None or canvas_size is not None, op, "format and canvas_size")
+            raise ValueError(
+                f"{op}: bounding_boxes must be a tv_tensors.BoundingBoxes instance or a pure tensor, got "
+                f"{type(bounding_boxes).__name__}"
+            )
+        given = format is not None and canvas_size is not None
+        if not is_pure_tensor(bounding_boxes):
+            given = format is not None or canvas_size is not None
+        _check_metadata(bounding_boxes, given, op, "format and canvas_size", "bounding_boxes")
         if not is_pure_tensor(bounding_boxes):
             valid = sanitize_bounding_boxes_mask(
                 unwrap(bounding_boxes), box_format_from(bounding_boxes.format), get_canvas_size(bounding_boxes),
@@ -111,7 +124,7 @@ def sanitize_keypoints(
             not is_pure_tensor(key_points) and kind_of(type(key_points)) is not KeyPoints
         ):
             raise TypeError(f"{op}: expected a tensor or KeyPoints, got {type(key_points).__name__}")
-        _check_metadata(key_points, canvas_size is not None, op, "canvas_size")
+        _check_metadata(key_points, canvas_size is not None, op, "canvas_size", "key_points")
         if not is_pure_tensor(key_points):
             valid = sanitize_keypoints_mask(unwrap(key_points), get_canvas_size(key_points))
             return wrap(unwrap(key_points)[valid], like=key_points), valid

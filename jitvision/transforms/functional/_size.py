@@ -73,7 +73,7 @@ def get_size_keypoints(keypoints: torch.Tensor) -> List[int]:
 def _canvas_of(inpt: torch.Tensor, op: str) -> List[int]:
     if getattr(inpt, "canvas_size", None) is None:
         raise TypeError(
-            f"{op}: expected BoundingBoxes or KeyPoints (which carry a canvas_size), got {type(inpt).__name__}"
+            f"{op}: expected BoundingBoxes or KeyPoints (which carry a canvas_size), got {type(inpt)}"
         )
     return get_canvas_size(inpt)
 
@@ -85,7 +85,7 @@ def _kind_for_query(inpt: object, op: str) -> type:
         return PIL.Image.Image
     kind = kind_of(type(inpt)) if isinstance(inpt, torch.Tensor) else None
     if kind is None:
-        raise TypeError(f"{op}: unsupported input type {type(inpt).__name__}")
+        raise TypeError(f"{op}: unsupported input type {type(inpt)}")
     return kind
 
 
@@ -103,7 +103,7 @@ def _get_dimensions_python(inpt: object) -> List[int]:
         return [len(inpt.getbands()), inpt.height, inpt.width]  # type: ignore[attr-defined]
     if kind is Image or kind is Video:
         return get_dimensions_image(inpt)  # type: ignore[arg-type]
-    raise TypeError(f"get_dimensions: unsupported input type {type(inpt).__name__} (images, videos, PIL images)")
+    raise TypeError(f"get_dimensions: unsupported input type {type(inpt)} (images, videos, PIL images)")
 
 
 def get_num_channels(inpt: torch.Tensor) -> int:
@@ -120,7 +120,7 @@ def _get_num_channels_python(inpt: object) -> int:
         return len(inpt.getbands())  # type: ignore[attr-defined]
     if kind is Image or kind is Video:
         return get_num_channels_image(inpt)  # type: ignore[arg-type]
-    raise TypeError(f"get_num_channels: unsupported input type {type(inpt).__name__} (images, videos, PIL images)")
+    raise TypeError(f"get_num_channels: unsupported input type {type(inpt)} (images, videos, PIL images)")
 
 
 # torchvision keeps the old name as an alias (not deprecated).
@@ -137,6 +137,6 @@ def get_num_frames(inpt: torch.Tensor) -> int:
 @torch.jit.unused
 def _get_num_frames_python(inpt: object) -> int:
     if _kind_for_query(inpt, "get_num_frames") is not Video:
-        raise TypeError(f"get_num_frames: unsupported input type {type(inpt).__name__} (videos only)")
+        raise TypeError(f"get_num_frames: unsupported input type {type(inpt)} (videos only)")
     return get_num_frames_video(inpt)  # type: ignore[arg-type]
 

@@ -17,7 +17,7 @@ def pil_to_tensor(pic: Any) -> torch.Tensor:
     uint16/int32/float32 for the wide modes), not scaled. Like torchvision, the result is a channels-first
     view of a height-width-channel copy of the pixels."""
     if not isinstance(pic, PIL.Image.Image):
-        raise TypeError(f"pil_to_tensor: expected a PIL image, got {type(pic).__name__}")
+        raise TypeError(f"pil_to_tensor: pic should be PIL Image, got {type(pic)}")
     pixels = torch.as_tensor(np.array(pic, copy=True))
     return pixels.view(pic.height, pic.width, len(pic.getbands())).permute(2, 0, 1)
 
@@ -41,7 +41,9 @@ def _to_image(inpt: Any) -> torch.Tensor:
     elif isinstance(inpt, torch.Tensor):
         tensor = inpt if type(inpt) is torch.Tensor else unwrap(inpt)
     else:
-        raise TypeError(f"to_image: expected a plain tensor, a numpy array or a PIL image, got {type(inpt).__name__}")
+        raise TypeError(
+            f"to_image: Input can either be a pure Tensor, a numpy array, or a PIL image, but got {type(inpt)} instead."
+        )
     if tensor.ndim < 2:
         raise ValueError(f"to_image: expected at least 2 dimensions ([..., H, W]), got shape {list(tensor.shape)}")
     if tensor.ndim == 2:
@@ -63,7 +65,7 @@ def to_pure_tensor(inpt: torch.Tensor) -> torch.Tensor:
 @torch.jit.unused
 def _to_pure_tensor(inpt: Any) -> torch.Tensor:
     if not isinstance(inpt, torch.Tensor):
-        raise TypeError(f"to_pure_tensor: expected a tensor, got {type(inpt).__name__}")
+        raise TypeError(f"to_pure_tensor: expected a tensor, got {type(inpt)}")
     if type(inpt) is torch.Tensor:
         return inpt
     return unwrap(inpt)
@@ -94,16 +96,16 @@ def to_pil_image(pic: Any, mode: Optional[str] = None) -> PIL.Image.Image:
             pic = pic.permute(1, 2, 0)
         pic = unwrap(pic).numpy(force=True) if type(pic) is not torch.Tensor else pic.numpy(force=True)
     elif not isinstance(pic, np.ndarray):
-        raise TypeError(f"to_pil_image: expected a tensor or a numpy array, got {type(pic).__name__}")
+        raise TypeError(f"to_pil_image: pic should be Tensor or ndarray, got {type(pic)}")
     if pic.ndim == 2:
         pic = pic[:, :, None]
     if pic.ndim != 3:
-        raise ValueError(f"to_pil_image: expected 2 or 3 dimensions, got {pic.ndim}")
+        raise ValueError(f"to_pil_image: pic should be 2/3 dimensional, got {pic.ndim} dimensions")
     channels = pic.shape[-1]
     if channels < 1 or pic.shape[0] < 1 or pic.shape[1] < 1:
         raise ValueError(f"to_pil_image: expected a non-empty image, got shape {list(pic.shape)} (H, W, C)")
     if channels > 4:
-        raise ValueError(f"to_pil_image: at most 4 channels are supported, got {channels}")
+        raise ValueError(f"to_pil_image: pic should not have > 4 channels, got {channels}")
     if np.issubdtype(pic.dtype, np.floating) and mode != "F":
         pic = (pic * 255).astype(np.uint8)
 

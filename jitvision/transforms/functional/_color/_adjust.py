@@ -242,6 +242,8 @@ def _adjust_gamma(image: torch.Tensor, gamma: torch.Tensor, gain: float = 1.0) -
 
 
 def adjust_gamma_image(image: torch.Tensor, gamma: float, gain: float = 1.0) -> torch.Tensor:
+    if gamma < 0:  # torchvision's text, which callers match on
+        raise ValueError(f"adjust_gamma: Gamma should be a non-negative real number, got {gamma}")
     check_non_negative(gamma, "gamma", "adjust_gamma")
     if image.ndim < 2:
         raise ValueError(f"adjust_gamma: expected a tensor with at least 2 dimensions [..., H, W], got {image.ndim}")
@@ -253,6 +255,8 @@ def adjust_gamma_video(video: torch.Tensor, gamma: float, gain: float = 1.0) -> 
 
 
 def adjust_gamma_image_pil(image: PIL.Image.Image, gamma: float, gain: float = 1.0) -> PIL.Image.Image:
+    if gamma < 0:  # torchvision's text, which callers match on
+        raise ValueError(f"adjust_gamma: Gamma should be a non-negative real number, got {gamma}")
     check_non_negative(gamma, "gamma", "adjust_gamma")
     mode = image.mode
     rgb = image.convert("RGB")

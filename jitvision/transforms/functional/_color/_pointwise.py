@@ -71,8 +71,8 @@ def invert(inpt: torch.Tensor) -> torch.Tensor:
 
 
 def _check_bits(bits: int) -> None:
-    if not (0 <= bits <= 8):
-        raise TypeError(f"posterize: bits must be an integer in [0, 8], got {bits}")
+    if not (0 <= bits <= 8) or (not torch.jit.is_scripting() and not isinstance(bits, int)):
+        raise TypeError(f"posterize: bits must be a positive integer in the range [0, 8], got {bits} instead.")
 
 
 def posterize_image(image: torch.Tensor, bits: int) -> torch.Tensor:
@@ -139,7 +139,8 @@ def solarize_image(image: torch.Tensor, threshold: float) -> torch.Tensor:
     if _threshold_above_range(threshold, image.dtype):
         bound = "1.0" if image.is_floating_point() else str(_max_value(image.dtype))
         raise TypeError(
-            f"solarize: threshold must be at most the maximum value of {image.dtype} ({bound}), got {threshold}"
+            f"solarize: Threshold should be less or equal the maximum value of the dtype {image.dtype} "
+            f"({bound}), got {threshold}"
         )
     if threshold != threshold:  # NaN: no pixel compares >= NaN, so none is inverted (torchvision's result)
         return image.clone()

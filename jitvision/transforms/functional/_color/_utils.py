@@ -35,7 +35,11 @@ def check_image(image: torch.Tensor, op: str, channels: List[int]) -> int:
         raise ValueError(f"{op}: expected an image tensor [..., C, H, W] with at least 3 dimensions, got {image.ndim}")
     num_channels = image.shape[-3]
     if len(channels) > 0 and num_channels not in channels:
-        raise TypeError(f"{op}: input image tensor can have {channels} channels, but found {num_channels}")
+        allowed = " or ".join([str(c) for c in channels])
+        raise TypeError(
+            f"{op}: Input image tensor permitted channel values are {allowed} (it can have {allowed} channels), "
+            f"but found {num_channels}"
+        )
     return num_channels
 
 

@@ -53,9 +53,9 @@ def _check_displacement(displacement: torch.Tensor, height: int, width: int, bat
         expected = "[G, " if batched else "[1, "
         if not torch.jit.is_scripting() and is_tracing():
             # symbolic sizes have no str() under dynamo: the same error without the numbers
-            raise ValueError("elastic: displacement must have shape " + expected + "H, W, 2] with the image's H and W")
+            raise ValueError("elastic: displacement shape should be " + expected + "H, W, 2] with the image's H and W")
         raise ValueError(
-            "elastic: displacement must have shape "
+            "elastic: displacement shape should be "
             + expected
             + str(height)
             + ", "
@@ -68,7 +68,7 @@ def _check_displacement(displacement: torch.Tensor, height: int, width: int, bat
 @torch.jit.unused
 def _check_is_tensor(displacement: Any) -> None:
     if not isinstance(displacement, torch.Tensor):
-        raise TypeError(f"elastic: displacement must be a tensor [1, H, W, 2], got {type(displacement).__name__}")
+        raise TypeError(f"elastic: displacement should be a Tensor [1, H, W, 2], got {type(displacement).__name__}")
 
 
 def _linspace(n: int, dtype: torch.dtype, device: torch.device) -> torch.Tensor:

@@ -25,11 +25,15 @@ _PADDING_MODES = ["constant", "edge", "reflect", "symmetric"]
 def _padding_as_list(padding: Any, op: str) -> List[int]:
     """The Python-only forms of ``padding`` (an int, a tuple) as a list of ints."""
     if isinstance(padding, bool) or not isinstance(padding, (int, list, tuple)):
-        raise TypeError(f"{op}: padding must be an int or a sequence of 1, 2 or 4 ints, got {padding!r}")
+        raise TypeError(
+            f"{op}: Padding must be an int or a 1, 2, or 4 element of tuple or list (ints), got {padding!r}"
+        )
     if isinstance(padding, int):
         return [padding]
     if not all(isinstance(p, (int, torch.SymInt)) and not isinstance(p, bool) for p in padding):  # SymInt: drawn
-        raise TypeError(f"{op}: padding must be an int or a sequence of 1, 2 or 4 ints, got {padding!r}")
+        raise TypeError(
+            f"{op}: Padding must be an int or a 1, 2, or 4 element of tuple or list (ints), got {padding!r}"
+        )
     return list(padding)
 
 
@@ -43,13 +47,17 @@ def _parse_pad_padding(padding: List[int]) -> List[int]:
         return [padding[0], padding[0], padding[1], padding[1]]
     if len(padding) == 4:
         return [padding[0], padding[2], padding[1], padding[3]]
-    raise ValueError(f"pad: padding must be an int or a sequence of 1, 2 or 4 ints, got {len(padding)} values")
+    raise ValueError(
+        f"pad: Padding must be an int or a 1, 2, or 4 element of tuple or list (ints), got {len(padding)} values"
+    )
 
 
 def _check_padding_mode(padding_mode: str) -> None:
     modes = ["constant", "edge", "reflect", "symmetric"]  # _PADDING_MODES (TorchScript reads no global lists)
     if padding_mode not in modes:
-        raise ValueError(f"pad: padding_mode must be one of {modes}, got '{padding_mode}'")
+        raise ValueError(
+            f"pad: Padding mode should be either constant, edge, reflect or symmetric, got '{padding_mode}'"
+        )
 
 
 def _symmetric_indices(size: int, before: int, after: int, device: torch.device) -> torch.Tensor:
@@ -223,7 +231,7 @@ def pad_mask(
     padding_mode: str = "constant",
 ) -> torch.Tensor:
     if fill is not None and not isinstance(fill, (int, float)):
-        raise ValueError("pad: masks only take a scalar fill")
+        raise ValueError("pad: Non-scalar fill value is not supported for masks (a single number)")
     if mask.ndim < 3:
         return pad_image(mask.unsqueeze(0), padding, fill, padding_mode).squeeze(0)
     return pad_image(mask, padding, fill, padding_mode)
@@ -295,7 +303,7 @@ def pad_bounding_boxes(
     clamping_mode: Optional[str] = "soft",
 ) -> Tuple[torch.Tensor, Tuple[int, int]]:
     if padding_mode != "constant":
-        raise ValueError(f"pad: bounding boxes only support padding_mode='constant', got '{padding_mode}'")
+        raise ValueError(f"pad: bounding boxes: padding_mode '{padding_mode}' is not supported (only 'constant')")
     left, right, top, bottom = _parse_pad_padding(padding)
     format = as_box_format(format, "pad")
     check_boxes(bounding_boxes, format, "pad")
@@ -308,7 +316,7 @@ def pad_keypoints(
     keypoints: torch.Tensor, canvas_size: List[int], padding: List[int], padding_mode: str = "constant"
 ) -> Tuple[torch.Tensor, Tuple[int, int]]:
     if padding_mode != "constant":
-        raise ValueError(f"pad: keypoints only support padding_mode='constant', got '{padding_mode}'")
+        raise ValueError(f"pad: keypoints: padding_mode '{padding_mode}' is not supported (only 'constant')")
     left, right, top, bottom = _parse_pad_padding(padding)
     moved = keypoints + torch.tensor([left, top], dtype=keypoints.dtype, device=keypoints.device)
     return moved, (canvas_size[0] + top + bottom, canvas_size[1] + left + right)

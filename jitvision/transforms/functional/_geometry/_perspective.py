@@ -101,15 +101,17 @@ def _coefficients_from_args(
     """``[1, 8]`` float64 coefficients from torchvision's arguments (exactly one of the two forms)."""
     if coefficients is not None:
         if startpoints is not None and endpoints is not None:
-            raise ValueError("perspective: pass either startpoints/endpoints or coefficients, not both")
+            raise ValueError(
+                "perspective: startpoints/endpoints and the coefficients shouldn't be defined concurrently"
+            )
         if len(coefficients) != 8:
-            raise ValueError("perspective: coefficients must hold 8 numbers, got " + str(len(coefficients)))
+            raise ValueError("perspective: coefficients should have 8 float values, got " + str(len(coefficients)))
         out = exact_float64(coefficients, device).reshape(1, 8)
         if not torch.jit.is_scripting() and not is_tracing() and not bool(torch.isfinite(out).all()):
             raise ValueError("perspective: coefficients must be finite, got " + str(coefficients))
         return out
     if startpoints is None or endpoints is None:
-        raise ValueError("perspective: pass startpoints and endpoints, or coefficients")
+        raise ValueError("perspective: startpoints/endpoints or the coefficients must have non `None` values")
     _check_quad(startpoints, "startpoints")
     _check_quad(endpoints, "endpoints")
     start = torch.tensor(startpoints, dtype=torch.float64, device=device).reshape(1, 4, 2)

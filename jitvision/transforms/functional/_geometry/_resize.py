@@ -60,24 +60,26 @@ def _size_as_list(size: Any, op: str) -> Optional[List[int]]:
         isinstance(v, (int, torch.SymInt)) and not isinstance(v, bool) for v in size
     ):  # SymInt: a drawn size under non-strict export (ScaleJitter, ...)
         return list(size)
-    raise TypeError(f"{op}: size must be an int, a sequence of one or two ints, or None, got {size!r}")
+    raise TypeError(f"{op}: size can be an integer, a sequence of one or two integers, or None, got {size!r}")
 
 
 def _check_size(size: Optional[List[int]], max_size: Optional[int], op: str) -> None:
     if size is None:
         if max_size is None:
-            raise ValueError(op + ": max_size must be an int when size is None")
+            raise ValueError(op + ": max_size must be an integer when size is None")
     else:
         if len(size) != 1 and len(size) != 2:
-            raise ValueError(op + ": size must hold one or two values, got " + str(size))
+            raise ValueError(
+                op + ": size can be an integer, a sequence of one or two integers, or None, got " + str(size)
+            )
         for v in size:
             if v <= 0:
                 raise ValueError(op + ": size must be positive, got " + str(size))
         if max_size is not None:
             if len(size) != 1:
                 raise ValueError(
-                    op + ": max_size is only allowed when size is None or a single value (the shorter side), got "
-                    "size=" + str(size)
+                    op + ": max_size should only be passed if size is None or specifies the shorter side (size should "
+                    "be an int or a sequence of length 1), got size=" + str(size)
                 )
             if max_size <= size[0]:
                 raise ValueError(

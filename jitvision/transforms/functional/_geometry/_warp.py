@@ -46,11 +46,11 @@ def _eager_fill_list(fill: object, op: str) -> List[float]:
     if isinstance(fill, (int, float)) and not isinstance(fill, bool):
         return [float(fill)]
     if isinstance(fill, bool) or not isinstance(fill, (list, tuple)):
-        raise TypeError(f"{op}: fill must be None, a number or a sequence of numbers, got {fill!r}")
+        raise TypeError(f"{op}: Got inappropriate fill arg: {fill!r} (None, a number or a sequence of numbers)")
     values = []
     for v in fill:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise TypeError(f"{op}: fill must be None, a number or a sequence of numbers, got {fill!r}")
+            raise TypeError(f"{op}: Got inappropriate fill arg: {fill!r} (None, a number or a sequence of numbers)")
         values.append(float(v))
     if not values:
         raise ValueError(f"{op}: fill must not be an empty sequence")
