@@ -6,15 +6,12 @@ Parameters: every parameter of torchvision's signature appears in ours, in the s
 (positional-or-keyword, keyword-only, ...) and an equal default (an enum member equals its value, a tuple equals a
 list; the names of ``*args``/``**kwargs`` are free); ours may add keyword-only parameters after them
 (``generator=``). Enum classes have the same members.
-
-Names that other branches are building are listed in ``OWNED_ELSEWHERE_UNTIL_MERGE``: their checks are
-``xfail(strict=True)``, so the suite fails the moment one lands, and the lead removes it from the list at the merge.
 """
 
 import enum
 import inspect
 import types
-from typing import Any, Dict, List
+from typing import Any, List
 
 import pytest
 import torchvision.transforms.v2 as tv_transforms
@@ -31,13 +28,6 @@ MODULES = {
     "tv_tensors": (tv_tv_tensors, jv_tv_tensors),
 }
 
-OWNED_ELSEWHERE_UNTIL_MERGE: Dict[str, List[str]] = {
-    "transforms": [],
-    "functional": [],
-    "tv_tensors": [],
-}
-
-
 def public_names(module: types.ModuleType) -> List[str]:
     """What ``from module import *`` would see without an ``__all__``: no underscore names, no submodules (the
     ``torch`` that torchvision.tv_tensors re-exports by accident is not API)."""
@@ -48,10 +38,8 @@ def public_names(module: types.ModuleType) -> List[str]:
 def _cases() -> List[Any]:
     cases = []
     for where, (tv_module, _) in MODULES.items():
-        owned = set(OWNED_ELSEWHERE_UNTIL_MERGE[where])
         for name in public_names(tv_module):
-            marks = [pytest.mark.xfail(strict=True, reason="being built on another branch")] if name in owned else []
-            cases.append(pytest.param(where, name, marks=marks, id=f"{where}.{name}"))
+            cases.append(pytest.param(where, name, id=f"{where}.{name}"))
     return cases
 
 
@@ -108,11 +96,3 @@ def test_torchvision_name_exists_with_the_same_signature(where: str, name: str) 
         assert sorted(jv_obj.__members__) == sorted(tv_obj.__members__), f"{where}.{name}: members differ"
         return
     _check_signature(where, name, tv_obj, jv_obj)
-
-
-@pytest.mark.parametrize("where", sorted(MODULES))
-def test_owned_elsewhere_lists_only_torchvision_names(where: str) -> None:
-    """The exception list cannot hide typos or names torchvision does not have."""
-    tv_module, _ = MODULES[where]
-    unknown = set(OWNED_ELSEWHERE_UNTIL_MERGE[where]) - set(public_names(tv_module))
-    assert not unknown, f"{where}: not torchvision names: {sorted(unknown)}"

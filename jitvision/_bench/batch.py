@@ -95,11 +95,11 @@ def build(name: str, mode: str, crop: int = CROP, backend: str = "inductor") -> 
         elif name == "jitvision batch (BatchedImages)":
             batched = getattr(tv_tensors, "BatchedImages", None)
             if batched is None:
-                raise Unavailable("jitvision.tv_tensors has no BatchedImages (the batch API is not merged)")
+                raise Unavailable("jitvision.tv_tensors has no BatchedImages")
             fn = pipe
         elif name == "jitvision batch (forward_batch)":
             if not hasattr(pipe, "forward_batch"):
-                raise Unavailable("jitvision Compose has no forward_batch (the batch API is not merged)")
+                raise Unavailable("jitvision Compose has no forward_batch")
             fn = pipe.forward_batch
         else:
             raise ValueError(name)
