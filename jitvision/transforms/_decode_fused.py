@@ -159,7 +159,10 @@ def _fused_image(transform: Any, encoded: EncodedImage, params: dict) -> Optiona
         plan = transform._plan(height, width)
         if any(plan[:4]):
             return None  # padding
-        top, left = params["top_left"].tolist()
+        if "top_left" in params:
+            top, left = params["top_left"].tolist()
+        else:  # make_params' torchvision form (top, left as numbers)
+            top, left = int(params["top"]), int(params["left"])
         crop_height, crop_width = transform.size
         return Image(_decode_region(encoded, [top, left, crop_height, crop_width], 1, owner))
     return None

@@ -31,7 +31,8 @@ def test_build_requirements_pin_the_installed_torch():
 def test_setup_builds_the_library_from_a_fresh_checkout(tmp_path):
     checkout = tmp_path / "checkout"
     (checkout / "jitvision" / "csrc").mkdir(parents=True)
-    for name in ("setup.py", "pyproject.toml"):
+    # what pyproject reads: the version from jitvision/__init__.py, the readme and the license file
+    for name in ("setup.py", "pyproject.toml", "README.md", "LICENSE", "jitvision/__init__.py"):
         shutil.copy(ROOT / name, checkout / name)
     shutil.copy(ROOT / "jitvision" / "csrc" / "pad.cpp", checkout / "jitvision" / "csrc" / "pad.cpp")
     env = dict(os.environ, MAX_JOBS="1")

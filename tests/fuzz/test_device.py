@@ -63,6 +63,7 @@ NO_PIL = ("tensor", "Image", "Video", "Mask", "BoundingBoxes", "KeyPoints")
 DRAWN_SIZE = ("RandomResize", "ScaleJitter", "RandomShortestSize", "RandomZoomOut", "RandomIoUCrop")
 _SAMPLE_READ = "one sample: its draw is read on the host (a sync per call on a GPU; batches keep it a tensor)"
 _CHOICE_READ = "one sample: only the chosen operation may run (another may refuse the input), so the choice is read"
+_PUBLIC_PARAMS = "one sample: make_params returns torchvision's Python values (read on the host)"
 _DRAWN_SIZE = "its output size is drawn, so the draw is read on the host to size the output"
 NEEDS_VALUES: Dict[str, str] = {
     "erase": "checks the value tensor against the region on the host",
@@ -78,6 +79,8 @@ NEEDS_VALUES: Dict[str, str] = {
     "RandAugment": _CHOICE_READ,
     "TrivialAugmentWide": _CHOICE_READ,
     "AugMix": _CHOICE_READ,
+    "RandomAffine": _PUBLIC_PARAMS,
+    "RandomErasing": _PUBLIC_PARAMS,
     "ColorJitter": _SAMPLE_READ,
     "GaussianBlur": _SAMPLE_READ,
     "RandomChannelPermutation": _SAMPLE_READ,
