@@ -4,6 +4,7 @@ seeds (jitvision called directly, not through the example's class)."""
 
 import importlib
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -47,11 +48,17 @@ def flip_and_jitter() -> T.Compose:
 
 @pytest.fixture(scope="module")
 def cluster():
-    # The workers unpickle the example's class and pipeline functions: send the module by value, since the workers
-    # do not have examples/ray_data on their path.
-    ray.cloudpickle.register_pickle_by_value(augment)
-    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
+    # The workers unpickle the example's class and this module's pipeline functions by reference: they get the
+    # checkout and the example's folder on their path. (Pickled by value, a function drags the globals of its module
+    # along, and one of them in a long test session could not be pickled.)
+    path = os.pathsep.join([str(ROOT), str(ROOT / "examples" / "ray_data"), os.environ.get("PYTHONPATH", "")])
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        log_to_driver=False,
+        logging_level=logging.WARNING,
+        runtime_env={"env_vars": {"PYTHONPATH": path}},
+    )
     logging.getLogger("ray.data").setLevel(logging.WARNING)  # its per-operator metrics fill a failure's report
     ray.data.DataContext.get_current().enable_progress_bars = False
     yield ray
