@@ -147,7 +147,8 @@ def _fused_image(transform: Any, encoded: EncodedImage, params: dict) -> Optiona
         out_size = _compute_resized_output_size([height, width], transform.size, transform.max_size, owner)
         return _resized_region(encoded, [0, 0, height, width], out_size, transform, owner)
     if cls is RandomShortestSize:
-        out_size = params["size"].tolist()
+        size = params["size"]  # make_params' torchvision form is a (height, width) tuple of ints
+        out_size = size.tolist() if isinstance(size, torch.Tensor) else [int(side) for side in size]
         return _resized_region(encoded, [0, 0, height, width], out_size, transform, owner)
     if cls is CenterCrop:
         crop_height, crop_width = transform.size
