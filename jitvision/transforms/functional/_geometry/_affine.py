@@ -37,6 +37,7 @@ from ._warp import (
     affine_matrix_values,
     check_finite,
     check_image_rank,
+    corners_canvas_float32,
     expanded_size,
     fill_as_list,
     grid_mode,
@@ -613,17 +614,8 @@ def _points_expanded_canvas(angle: float, center: List[float], canvas_size: List
             int(math.ceil(max(ys)) - math.floor(min(ys))),
             int(math.ceil(max(xs)) - math.floor(min(xs))),
         )
-    corners = torch.tensor(
-        [[-half_w, -half_h, 1.0], [-half_w, half_h, 1.0], [half_w, half_h, 1.0], [half_w, -half_h, 1.0]],
-        dtype=torch.float32,
-    )
-    moved = torch.matmul(corners, torch.tensor(m, dtype=torch.float32).reshape(2, 3).t())
-    low, high = torch.aminmax(moved, dim=0)
-    halves = torch.tensor([half_w, half_h], dtype=torch.float32)
-    high = ((high + halves) * (1.0 / 1e-4)).trunc() * 1e-4
-    low = ((low + halves) * (1.0 / 1e-4)).trunc() * 1e-4
-    size = high.ceil() - low.floor()
-    return int(size[1]), int(size[0])
+    new_width, new_height = corners_canvas_float32(m, width, height)
+    return new_height, new_width
 
 
 def rotate_bounding_boxes(

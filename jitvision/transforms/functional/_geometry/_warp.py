@@ -238,6 +238,24 @@ def check_image_rank(image: torch.Tensor, op: str) -> None:
         raise ValueError(op + ": expected an image [..., C, H, W] with at least 3 dimensions, got " + str(image.ndim))
 
 
+def corners_canvas_float32(matrix: List[float], width: int, height: int) -> List[int]:
+    """[width, height] of the bounding box of the ``width`` x ``height`` canvas's four corners (centred coordinates)
+    moved by the 2x3 ``matrix``, in float32 as torchvision computes it: a matmul, each bound truncated to a multiple
+    of 1e-4 (x * (1 / 1e-4), trunc, * 1e-4: one float32 rounding each), then ceil/floor."""
+    half_w, half_h = 0.5 * width, 0.5 * height
+    corners = torch.tensor(
+        [[-half_w, -half_h, 1.0], [-half_w, half_h, 1.0], [half_w, half_h, 1.0], [half_w, -half_h, 1.0]],
+        dtype=torch.float32,
+    )
+    moved = torch.matmul(corners, torch.tensor(matrix, dtype=torch.float32).reshape(2, 3).t())
+    low, high = torch.aminmax(moved, dim=0)
+    halves = torch.tensor([half_w, half_h], dtype=torch.float32)
+    high = (high + halves).mul_(1.0 / 1e-4).trunc_().mul_(1e-4).ceil_()
+    low = (low + halves).mul_(1.0 / 1e-4).trunc_().mul_(1e-4).floor_()
+    size = high - low
+    return [int(size[0]), int(size[1])]
+
+
 def expanded_size(inverse: List[float], width: int, height: int) -> List[int]:
     """[width, height] of the canvas that holds an image warped by the inverse matrix ``inverse`` (6 numbers,
     centred coordinates): the bounding box of the four corners, computed as torchvision computes it: in float32
@@ -248,21 +266,10 @@ def expanded_size(inverse: List[float], width: int, height: int) -> List[int]:
     Under torch.compile/export (``is_tracing``) the size must come from Python numbers (a tensor read back would be
     data-dependent), so the same steps run on Python floats rounded to float32 after each operation; torchvision's
     matmul may round its sums in another order, so a corner within a float32 ulp of a multiple of 1e-4 could land
-    differently there (none of the sizes checked in tests/transforms/test_rotate_expand_size.py did)."""
+    differently there (none of the sizes checked in tests/transforms/test_functional_edge_cases.py did)."""
     half_w, half_h = 0.5 * width, 0.5 * height
     if torch.jit.is_scripting() or not is_tracing():
-        corners = torch.tensor(
-            [[-half_w, -half_h, 1.0], [-half_w, half_h, 1.0], [half_w, half_h, 1.0], [half_w, -half_h, 1.0]],
-            dtype=torch.float32,
-        )
-        moved = torch.matmul(corners, torch.tensor(inverse, dtype=torch.float32).reshape(2, 3).t())
-        low, high = torch.aminmax(moved, dim=0)
-        halves = torch.tensor([half_w, half_h], dtype=torch.float32)
-        # torchvision's in-place steps, one float32 rounding each: x * (1 / 1e-4), trunc, * 1e-4, ceil/floor.
-        high = (high + halves).mul_(1.0 / 1e-4).trunc_().mul_(1e-4).ceil_()
-        low = (low + halves).mul_(1.0 / 1e-4).trunc_().mul_(1e-4).floor_()
-        size = high - low
-        return [int(size[0]), int(size[1])]
+        return corners_canvas_float32(inverse, width, height)
     m = [_float32(v) for v in inverse]
     xs: List[float] = []
     ys: List[float] = []
