@@ -203,7 +203,8 @@ def test_truncated_and_corrupt_bytes_raise_or_decode_never_crash(which):
 def test_decoding_releases_the_gil():
     # One long decode in a thread while this thread keeps running Python: with the GIL held for the call, this
     # thread would stall for the whole decode (one gap as long as the decode); released, it keeps ticking.
-    big = encode(photographs()[0].resize((3000, 2400)), "JPEG", quality=95)
+    # large enough that one decode (~60 ms) dwarfs the scheduler's gaps on a busy 2-core machine (~10 ms)
+    big = encode(photographs()[0].resize((6000, 4800)), "JPEG", quality=95)
     start = time.perf_counter()
     torch.ops.jitvision_native.decode_jpeg.default(big, 3, [], 1)
     one_decode = time.perf_counter() - start
