@@ -141,7 +141,10 @@ def _fused_image(transform: Any, encoded: EncodedImage, params: dict) -> Optiona
     owner = cls.__name__
     height, width = encoded.canvas_size
     if cls is RandomResizedCrop:
-        box = params["box"].tolist()
+        if "box" in params:
+            box = params["box"].tolist()
+        else:  # make_params' torchvision form (top, left, height, width as numbers)
+            box = [int(params[key]) for key in ("top", "left", "height", "width")]
         return _resized_region(encoded, box, transform.size, transform, owner)
     if cls is Resize:
         out_size = _compute_resized_output_size([height, width], transform.size, transform.max_size, owner)

@@ -5,16 +5,18 @@ Under torch.compile/export and on batches (each sample its own order) the order 
 ``_jitter_select`` and docs/design/policies.md ("ColorJitter's random order").
 """
 
+import math
 import numbers
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
+import PIL.Image
 import torch
 
 from ...tv_tensors import wrap
 from .. import functional as F
 from .._random import uniform, where_rows
 from .._transform import Transform
-from .._utils import require_image
+from .._utils import is_image_like, require_image
 from ..functional._color import _native_u8
 from ..functional._color._adjust import _adjust_brightness, _adjust_contrast, _adjust_saturation, gray_for_blend
 from ..functional._color._grayscale import _permute_channels
@@ -26,6 +28,8 @@ from ._common import channels_of, permutation_from_keys
 # The adjustments by index (TorchScript has no module-level int constants): 0 brightness, 1 contrast, 2 saturation,
 # 3 hue.
 _IDENTITY = (1.0, 1.0, 1.0, 0.0)
+# make_params' torchvision keys of the four factors, in that order.
+_FACTOR_KEYS = ("brightness_factor", "contrast_factor", "saturation_factor", "hue_factor")
 
 
 def _check_range(
@@ -189,6 +193,47 @@ def _jitter_loop(image: torch.Tensor, order: List[int], factors: torch.Tensor, p
     return image
 
 
+@torch.jit.unused
+def _factor_tensor(values: List[Any], device: torch.device) -> torch.Tensor:
+    """The four factors of make_params' torchvision form (numbers, 0-d tensors or None) as float32 ``[4]``: NaN where
+    None (the step does not apply)."""
+    if all(not isinstance(value, torch.Tensor) for value in values):
+        numbers_ = [math.nan if value is None else float(value) for value in values]
+        return torch.tensor(numbers_, dtype=torch.float32, device=device)
+    parts = [torch.full([], math.nan) if value is None else torch.as_tensor(value) for value in values]
+    return torch.stack([part.to(device=device, dtype=torch.float32) for part in parts])
+
+
+@torch.jit.unused
+def _leaf_device(inpt: Any) -> torch.device:
+    return inpt.device if isinstance(inpt, torch.Tensor) else torch.device("cpu")
+
+
+@torch.jit.unused
+def _on_tensor(inpt: Any, core: Callable[[torch.Tensor], torch.Tensor]) -> Any:
+    """``core`` on a tensor leaf's plain tensor, rewrapped into its tv_tensor type."""
+    if type(inpt) is torch.Tensor:
+        return core(inpt)
+    return wrap(core(unwrap(inpt)), like=inpt)
+
+
+def _jitter_with(
+    image: torch.Tensor, order: torch.Tensor, factors: torch.Tensor, present: List[bool], present_mask: int
+) -> torch.Tensor:
+    """ColorJitter of a plain image: the ``present`` adjustments (``present_mask``: bit i for adjustment i) in
+    ``order`` (``[4]``, or ``[R, 4]`` per row) with ``factors``."""
+    check_image(image, "ColorJitter", [1, 3])
+    if not torch.jit.is_scripting() and _native_u8.applies(image):
+        # One native pass per adjustment, in the drawn order(s): eager, compiled (one graph node) and batches.
+        return _native_u8.color_jitter(image, order, factors, present_mask)
+    if order.ndim == 1:
+        if not is_tracing():
+            order_list: List[int] = order.tolist()
+            return _jitter_loop(image, order_list, factors, present)
+        return _jitter_cond(image, order, factors, present)
+    return _jitter_select(image, order, factors, present)
+
+
 class ColorJitter(Transform):
     """Randomly change brightness, contrast, saturation and hue, in a random order drawn per call (per sample on
     batches). Arguments as torchvision's: a number v means the factor range [max(0, 1 - v), 1 + v] ([-v, v] for
@@ -236,7 +281,41 @@ class ColorJitter(Transform):
         factors = _draw_factors(self._ranges, [batch_size], generator, device)
         return {"order": order, "factors": factors}
 
+    @torch.jit.unused
+    def _public_params(self, drawn: Dict[str, Any], flat_inputs: List[Any], height: int, width: int) -> Dict[str, Any]:
+        """torchvision's keys: ``fn_idx`` (the order, an int64 ``[4]`` tensor) and ``brightness_factor``,
+        ``contrast_factor``, ``saturation_factor``, ``hue_factor`` (floats, None where that property is not
+        configured; 0-d float32 tensors under torch.compile/export)."""
+        factors = drawn["factors"]
+        values = list(factors.unbind(0)) if is_tracing() else factors.tolist()
+        params: Dict[str, Any] = {"fn_idx": drawn["order"]}
+        for index, key in enumerate(_FACTOR_KEYS):
+            params[key] = values[index] if self._present[index] else None
+        return params
+
+    @torch.jit.unused
+    def _transform_public(self, inpt: Any, params: Dict[str, Any]) -> Any:
+        """``transform`` with ``make_params``' torchvision-keyed parameters (maybe edited by a subclass)."""
+        values = [params[key] for key in _FACTOR_KEYS]
+        present = [value is not None for value in values]
+        device = _leaf_device(inpt)
+        order = torch.as_tensor(params["fn_idx"], device=device).to(torch.int64)
+        factors = _factor_tensor(values, device)
+        if present == self._present:
+            return self.transform(inpt, {"order": order, "factors": factors})
+        if isinstance(inpt, PIL.Image.Image):  # torchvision's PIL kernels with Python numbers, in that order
+            functionals = (F.adjust_brightness, F.adjust_contrast, F.adjust_saturation, F.adjust_hue)
+            for op in order.tolist():
+                if present[op]:
+                    inpt = functionals[op](inpt, float(values[op]))
+            return inpt
+        # a subclass changed which properties apply: the same kernels with that presence
+        mask = sum(1 << index for index, flag in enumerate(present) if flag)
+        return _on_tensor(inpt, lambda image: _jitter_with(image, order, factors.nan_to_num(0.0), present, mask))
+
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        if "order" not in params:  # make_params' torchvision keys
+            return self._transform_public(inpt, params)
         if torch.jit.is_scripting() or is_pure_tensor(inpt):
             return self._jitter(inpt, params)
         return self._jitter_leaf(inpt, params)
@@ -245,17 +324,7 @@ class ColorJitter(Transform):
         return self.transform(inpt, params)
 
     def _jitter(self, image: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        check_image(image, "ColorJitter", [1, 3])
-        order, factors = params["order"], params["factors"]
-        if not torch.jit.is_scripting() and _native_u8.applies(image):
-            # One native pass per adjustment, in the drawn order(s): eager, compiled (one graph node) and batches.
-            return _native_u8.color_jitter(image, order, factors, self._present_mask)
-        if order.ndim == 1:
-            if not is_tracing():
-                order_list: List[int] = order.tolist()
-                return _jitter_loop(image, order_list, factors, self._present)
-            return _jitter_cond(image, order, factors, self._present)
-        return _jitter_select(image, order, factors, self._present)
+        return _jitter_with(image, params["order"], params["factors"], self._present, self._present_mask)
 
     @torch.jit.unused
     def _jitter_leaf(self, inpt: Any, params: Dict[str, torch.Tensor]) -> Any:
@@ -321,7 +390,67 @@ class RandomPhotometricDistort(Transform):
         keys = uniform([batch_size, 16], generator, device)
         return {"apply": apply, "contrast_before": coins[:, 5] < 0.5, "factors": factors, "keys": keys}
 
+    @torch.jit.unused
+    def _public_params(self, drawn: Dict[str, Any], flat_inputs: List[Any], height: int, width: int) -> Dict[str, Any]:
+        """torchvision's keys: ``brightness_factor``, ``contrast_factor``, ``saturation_factor``, ``hue_factor``
+        (floats, None where that step's coin says not to apply it), ``contrast_before`` (bool) and
+        ``channel_permutation`` (an int64 ``[C]`` tensor, None where not applied). Under torch.compile/export they
+        stay tensors: the factors 0-d float32, NaN where not applied (a Python None cannot depend on a draw), and
+        the permutation the identity where not applied."""
+        image = next(leaf for leaf in flat_inputs if is_image_like(leaf) or is_pure_tensor(leaf))
+        apply, factors = drawn["apply"], drawn["factors"]
+        permutation = permutation_from_keys(drawn["keys"], channels_of(image), "RandomPhotometricDistort")
+        params: Dict[str, Any] = {}
+        if is_tracing():
+            absent = torch.full_like(factors, math.nan)
+            values = list(torch.where(apply[:4], factors, absent).unbind(0))
+            for index, key in enumerate(_FACTOR_KEYS):
+                params[key] = values[index]
+            identity = torch.arange(permutation.shape[0], device=permutation.device)
+            params["contrast_before"] = drawn["contrast_before"]
+            params["channel_permutation"] = torch.where(apply[4], permutation, identity)
+            return params
+        flags, values = apply.tolist(), factors.tolist()
+        for index, key in enumerate(_FACTOR_KEYS):
+            params[key] = values[index] if flags[index] else None
+        params["contrast_before"] = bool(drawn["contrast_before"])
+        params["channel_permutation"] = permutation if flags[4] else None
+        return params
+
+    @torch.jit.unused
+    def _transform_public(self, inpt: Any, params: Dict[str, Any]) -> Any:
+        """``transform`` with ``make_params``' torchvision-keyed parameters (maybe edited by a subclass)."""
+        values = [params[key] for key in _FACTOR_KEYS]
+        permutation = params["channel_permutation"]
+        before = params["contrast_before"]
+        if isinstance(inpt, PIL.Image.Image):  # torchvision's PIL kernels with Python numbers
+            steps = [
+                (F.adjust_brightness, values[0]),
+                (F.adjust_contrast, values[1] if before else None),
+                (F.adjust_saturation, values[2]),
+                (F.adjust_hue, values[3]),
+                (F.adjust_contrast, None if before else values[1]),
+            ]
+            for functional, factor in steps:
+                if factor is not None:
+                    inpt = functional(inpt, float(factor))
+            return inpt if permutation is None else F.permute_channels(inpt, [int(c) for c in permutation])
+        device = _leaf_device(inpt)
+        factors = _factor_tensor(values, device)
+        if permutation is None:
+            permutation = torch.arange(channels_of(inpt), device=device)
+        internal = {
+            # the four steps where their factor is given, then the permutation (the identity where not given)
+            "apply": torch.cat([~factors.isnan(), torch.ones(1, dtype=torch.bool, device=device)]),
+            "factors": factors.nan_to_num(0.0),
+            "contrast_before": torch.as_tensor(before, device=device),
+            "permutation": torch.as_tensor(permutation, device=device).to(torch.int64),
+        }
+        return self.transform(inpt, internal)
+
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        if "factors" not in params:  # make_params' torchvision keys
+            return self._transform_public(inpt, params)
         if torch.jit.is_scripting() or is_pure_tensor(inpt):
             return self._distort(inpt, params)
         return self._distort_leaf(inpt, params)
@@ -333,7 +462,10 @@ class RandomPhotometricDistort(Transform):
         check_image(image, "RandomPhotometricDistort", [1, 3])
         apply, factors = params["apply"], params["factors"]
         before = params["contrast_before"]
-        perm = permutation_from_keys(params["keys"], image.shape[-3], "RandomPhotometricDistort")
+        if "permutation" in params:  # make_params' torchvision form, converted by _transform_public
+            perm = params["permutation"]
+        else:
+            perm = permutation_from_keys(params["keys"], image.shape[-3], "RandomPhotometricDistort")
         if apply.ndim == 1 and not is_tracing():
             flags: List[bool] = apply.tolist()
             if flags[0]:

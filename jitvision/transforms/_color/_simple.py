@@ -10,11 +10,11 @@ from ..._eager_ops import entry
 from .. import functional as F
 from .._random import uniform
 from .._transform import RandomApplyTransform, Transform
-from .._utils import require_image
+from .._utils import is_image_like, require_image
 from ..functional._color import _native_u8
 from ..functional._color._grayscale import _permute_channels
 from ..functional._color._pointwise import solarize_cut
-from ..functional._dispatch import is_pure_tensor
+from ..functional._dispatch import is_pure_tensor, is_tracing
 from ._common import channels_of, native_point_coin, on_leaf, permutation_from_keys
 
 
@@ -182,7 +182,24 @@ class RandomChannelPermutation(Transform):
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         return {"keys": uniform([batch_size, 16], self._rng(), device)}
 
+    @torch.jit.unused
+    def _public_params(self, drawn: Dict[str, Any], flat_inputs: List[Any], height: int, width: int) -> Dict[str, Any]:
+        """torchvision's key ``permutation``: an int64 ``[C]`` tensor (in eager and traced code alike)."""
+        image = next(leaf for leaf in flat_inputs if is_image_like(leaf) or is_pure_tensor(leaf))
+        return {"permutation": permutation_from_keys(drawn["keys"], channels_of(image), "RandomChannelPermutation")}
+
+    @torch.jit.unused
+    def _transform_public(self, inpt: Any, params: Dict[str, Any]) -> Any:
+        """``transform`` with ``make_params``' torchvision-keyed permutation (maybe edited by a subclass)."""
+        permutation = params["permutation"]
+        if not isinstance(permutation, torch.Tensor):
+            permutation = torch.tensor(list(permutation), dtype=torch.int64)
+        pil_args = (permutation.tolist(),) if not is_tracing() else ()
+        return on_leaf(inpt, _permute_channels, (permutation.to(torch.int64),), F.permute_channels, pil_args)
+
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        if "keys" not in params:  # make_params' torchvision keys
+            return self._transform_public(inpt, params)
         return self._permute(inpt, params)
 
     @torch.jit.unused

@@ -451,6 +451,9 @@ class RandomRotation(_WarpTransform):
 
 # ---- RandomPerspective ----------------------------------------------------------------------------------------
 
+# The perspective coefficients that leave every point where it is.
+_IDENTITY_COEFFICIENTS = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0)
+
 
 class RandomPerspective(RandomApplyTransform, _WarpTransform):
     """With probability ``p``, a perspective warp moving each corner inwards by up to ``distortion_scale`` of
@@ -502,6 +505,42 @@ class RandomPerspective(RandomApplyTransform, _WarpTransform):
 
     def _apply(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return self._warp(inpt, params)
+
+    @torch.jit.unused
+    def _public_params(self, drawn: Dict[str, Any], flat_inputs: List[Any], height: int, width: int) -> Dict[str, Any]:
+        """torchvision's key ``coefficients``: 8 floats. The coin (drawn here, where torchvision draws it before
+        ``make_params``) folds in as the identity ``[1, 0, 0, 0, 1, 0, 0, 0]`` where it says not to warp, and
+        ``transform`` returns identity coefficients' input as it is. Under torch.compile/export a float64 ``[8]``
+        tensor."""
+        coefficients, apply = drawn["coefficients"], drawn["apply"]
+        if is_tracing():
+            identity = torch.tensor(_IDENTITY_COEFFICIENTS, dtype=coefficients.dtype, device=coefficients.device)
+            return {"coefficients": torch.where(apply, coefficients, identity)}
+        return {"coefficients": coefficients.tolist() if bool(apply) else list(_IDENTITY_COEFFICIENTS)}
+
+    @torch.jit.unused
+    def _transform_public(self, inpt: Any, params: Dict[str, Any]) -> Any:
+        """``transform`` with ``make_params``' torchvision-keyed coefficients (maybe edited by a subclass)."""
+        coefficients = params["coefficients"]
+        if isinstance(coefficients, torch.Tensor) and is_tracing():
+            coefficients = coefficients.to(torch.float64).reshape(8)
+            identity = torch.tensor(_IDENTITY_COEFFICIENTS, dtype=torch.float64, device=coefficients.device)
+            internal = {"apply": (coefficients != identity).any(), "coefficients": coefficients}
+            return self._select(inpt, internal)
+        values = [float(value) for value in (coefficients.tolist() if isinstance(coefficients, torch.Tensor)
+                                             else coefficients)]
+        if len(values) != 8:
+            raise ValueError(f"RandomPerspective: coefficients should have 8 values, got {len(values)}")
+        if values == list(_IDENTITY_COEFFICIENTS):
+            return inpt
+        device = inpt.device if isinstance(inpt, torch.Tensor) else torch.device("cpu")
+        internal = {"coefficients": torch.tensor(values, dtype=torch.float64, device=device)}
+        return self._warp(inpt, internal)
+
+    def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        if "apply" not in params:  # make_params' torchvision keys
+            return self._transform_public(inpt, params)
+        return self._select(inpt, params)
 
     def _image(
         self, image: torch.Tensor, params: Dict[str, torch.Tensor], mode: str, fill: Optional[List[float]]

@@ -135,7 +135,21 @@ class RandomIoUCrop(Transform):
             name = type(self).__name__
             raise ValueError(f"{name}: rotated boxes ({boxes.format}) are not supported, as in torchvision")
         xyxy = convert_bounding_box_format_kernel(unwrap(boxes), box_format_from(boxes.format), BoundingBoxFormat.XYXY)
-        return self._choose(xyxy, height, width)
+        return self._public_form(self._choose(xyxy, height, width))
+
+    @torch.jit.unused
+    def _public_form(self, chosen: Dict[str, torch.Tensor]) -> Dict[str, Any]:
+        """torchvision's keys: ``top``, ``left``, ``height``, ``width`` (ints) and ``is_within_crop_area`` (bool, one
+        per box), or an empty dict where the sample is left as it is. Under torch.compile/export, where emptiness
+        cannot depend on the draw, always the five keys: 0-d int64 tensors, the whole image (and every box kept)
+        where the sample is left as it is."""
+        box, keep = chosen["box"], chosen["keep"]
+        if is_tracing():
+            return {"top": box[0], "left": box[1], "height": box[2], "width": box[3], "is_within_crop_area": keep}
+        if not bool(chosen["apply"]):
+            return {}
+        top, left, height, width = box.tolist()
+        return {"top": top, "left": left, "height": height, "width": width, "is_within_crop_area": keep}
 
     def _choose(self, xyxy: torch.Tensor, height: int, width: int) -> Dict[str, torch.Tensor]:
         """``apply`` (bool), ``box`` (int64 [top, left, height, width], the whole image when not applied) and
@@ -211,7 +225,25 @@ class RandomIoUCrop(Transform):
 
     # ---- the crop ------------------------------------------------------------------------------------------------
 
+    @torch.jit.unused
+    def _transform_public(self, inpt: Any, params: Dict[str, Any]) -> Any:
+        """``transform`` with ``make_params``' torchvision-keyed crop (maybe edited by a subclass; empty: as it is)."""
+        if len(params) == 0:
+            return inpt
+        values = [params["top"], params["left"], params["height"], params["width"]]
+        keep = torch.as_tensor(params["is_within_crop_area"], dtype=torch.bool)
+        if is_tracing() and any(isinstance(value, torch.Tensor) for value in values):
+            if "crop box" not in params:  # one box (and so one set of symbolic ints) for every leaf of the sample
+                device = next(value.device for value in values if isinstance(value, torch.Tensor))
+                params["crop box"] = torch.stack([torch.as_tensor(v, device=device) for v in values]).to(torch.int64)
+            top, left, height, width = ints_of(params, "crop box")
+            return self._crop(inpt, top, left, height, width, params["crop box"][:2], keep)
+        top, left, height, width = (int(value) for value in values)
+        return self._crop(inpt, top, left, height, width, torch.tensor([top, left]), keep)
+
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        if "apply" not in params:  # make_params' torchvision keys
+            return self._transform_public(inpt, params)
         choice = python_choice(params["apply"])
         if choice is not None and not choice:
             return inpt

@@ -241,7 +241,28 @@ class RandomResizedCrop(Transform):
             image, self.size, self.scale, self.ratio, None, None, None, False, self._rng(), None
         )
 
+    @torch.jit.unused
+    def _public_params(self, drawn: Dict[str, Any], flat_inputs: List[Any], height: int, width: int) -> Dict[str, Any]:
+        """torchvision's keys ``top``, ``left``, ``height``, ``width``: ints, 0-d int64 tensors under
+        torch.compile/export."""
+        box = drawn["box"]
+        top, left, crop_height, crop_width = (box[0], box[1], box[2], box[3]) if is_tracing() else box.tolist()
+        return {"top": top, "left": left, "height": crop_height, "width": crop_width}
+
+    @torch.jit.unused
+    def _transform_public(self, inpt: Any, params: Dict[str, Any]) -> Any:
+        """``transform`` with ``make_params``' torchvision-keyed region (maybe edited by a subclass)."""
+        values = [params["top"], params["left"], params["height"], params["width"]]
+        if any(isinstance(value, torch.Tensor) for value in values):  # traced: the region stays tensors
+            device = next(value.device for value in values if isinstance(value, torch.Tensor))
+            box = torch.stack([torch.as_tensor(value, device=device) for value in values]).to(torch.int64)
+            return self._transform_traced(inpt, box)
+        top, left, height, width = (int(value) for value in values)
+        return F.resized_crop(inpt, top, left, height, width, self.size, self.interpolation, self.antialias)
+
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        if "box" not in params:  # make_params' torchvision keys
+            return self._transform_public(inpt, params)
         box = params["box"]
         if not torch.jit.is_scripting():
             if is_tracing() or box.device.type != "cpu":  # the box stays a tensor (no read on the host)

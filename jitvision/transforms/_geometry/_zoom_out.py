@@ -92,7 +92,30 @@ class RandomZoomOut(PaddingTransform):
     def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         return self._padding([batch_size], height, width, device)
 
+    @torch.jit.unused
+    def _public_params(self, drawn: Dict[str, Any], flat_inputs: List[Any], height: int, width: int) -> Dict[str, Any]:
+        """torchvision's key ``padding``: ``[left, top, right, bottom]`` ints (all 0 where the coin, drawn here rather
+        than before ``make_params`` as in torchvision, says not to zoom out); under torch.compile/export the int64
+        ``[4]`` tensor, the coin folded in."""
+        padding = drawn["padding"]
+        return {"padding": padding if is_tracing() else padding.tolist()}
+
+    @torch.jit.unused
+    def _transform_public(self, inpt: Any, params: Dict[str, Any]) -> Any:
+        """``transform`` with ``make_params``' torchvision-keyed padding (maybe edited by a subclass)."""
+        padding = params["padding"]
+        if isinstance(padding, torch.Tensor):
+            if is_tracing():
+                return self._pad(inpt, ints_of(params, "padding"))
+            padding = padding.tolist()
+        padding = [int(side) for side in padding]
+        if not any(padding):
+            return inpt
+        return self._pad(inpt, padding)
+
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        if "apply" not in params:  # make_params' torchvision keys
+            return self._transform_public(inpt, params)
         choice = python_choice(params["apply"])
         if choice is not None and not choice:
             return inpt
