@@ -27,7 +27,7 @@ from ._batch import is_batch_leaf
 from ._container import _PythonStep
 from ._random import draw_coins, switch, uniform, where_rows
 from ._transform import Transform
-from .functional._dispatch import device_copy, is_tracing, unwrap
+from .functional._dispatch import device_copy, is_pure_tensor, is_tracing, unwrap
 
 
 @torch.jit.unused
@@ -212,6 +212,31 @@ class _RandomContainer(Transform):
         return _run_batch(transform, sample) if batch else transform(sample)
 
     @torch.jit.unused
+    def _switch(self, index: torch.Tensor, keys: List[int], branch: Callable[[int, Any], Any], sample: Any,
+                batch: bool) -> Any:
+        """``switch`` over the transforms, with shapes checked where the traced graph selects among them.
+
+        One plain tensor under torch.compile/export goes through a ``torch.cond`` tree, whose branches may end in
+        different shapes (the output's size is then a symbol of the graph, so ``RandomApply([Pad(4)])`` traces).
+        A sample of tv_tensors, a nested sample or a batch instead computes every choice and selects the drawn
+        one: that needs the choices to give outputs of one layout (shapes, dtypes, canvas sizes), else no graph
+        gives the drawn output, and this says so naming the class rather than failing inside the select."""
+        if not is_tracing() or (not batch and isinstance(sample, torch.Tensor) and is_pure_tensor(sample)):
+            return switch(index, keys, branch, (sample,))
+        candidates = [_OrderState({frozenset([key])}, index == key, branch(key, sample)) for key in keys]
+        states = _merge_layouts(candidates)
+        if len(states) > 1:
+            layouts = "; ".join(_describe_layout(state.value) for state in states)
+            rows = "the rows of a batch" if batch else "a sample of tv_tensors (or a nested sample)"
+            raise ValueError(
+                f"{type(self).__name__}: under torch.compile/torch.export every choice must give outputs of the same "
+                f"shapes (and canvas sizes) for {rows}, because the traced graph computes the choices and selects "
+                f"the drawn one; these choices end in {layouts}. Eager and TorchScript run only the drawn choice; "
+                "a single plain tensor traces with a size that depends on the draw"
+            )
+        return states[0].value
+
+    @torch.jit.unused
     def _run_sample(self, sample: Any) -> Any:
         self._read_guard_tokens()
         owner = type(self).__name__
@@ -257,7 +282,7 @@ class RandomApply(_RandomContainer):
                 x = self._call(index, x, batch)
             return x
 
-        return switch(params["apply"].to(torch.int64), [0, 1], branch, (sample,))
+        return self._switch(params["apply"].to(torch.int64), [0, 1], branch, sample, batch)
 
     def _script_choose(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor], batch: bool) -> torch.Tensor:
         apply = params["apply"]
@@ -309,7 +334,7 @@ class RandomChoice(_RandomContainer):
     @torch.jit.unused
     def _choose(self, sample: Any, params: Dict[str, torch.Tensor], batch: bool) -> Any:
         keys = [i for i, p in enumerate(self.p) if p > 0]
-        return switch(params["index"], keys, lambda key, x: self._call(key, x, batch), (sample,))
+        return self._switch(params["index"], keys, lambda key, x: self._call(key, x, batch), sample, batch)
 
     def _script_choose(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor], batch: bool) -> torch.Tensor:
         return self._script_pick(inpt, params["index"], batch)

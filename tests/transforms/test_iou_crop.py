@@ -67,13 +67,14 @@ def test_draw_is_torchvisions_loop_and_forced_parameters_give_torchvisions_resul
         xyxy = F.convert_bounding_box_format(sample["boxes"], new_format="XYXY").as_subclass(torch.Tensor)
         expected = _loop(ours, xyxy, height, width, uniforms)
         if expected is None:
-            assert not params["apply"], f"seed {seed}: torchvision's loop leaves the sample as it is"
+            assert params == {}, f"seed {seed}: torchvision's loop leaves the sample as it is"
             assert ours.transform(sample["image"], params) is sample["image"]
             continue
         applied += 1
         box, within = expected
-        assert params["apply"] and params["box"].tolist() == box, f"seed {seed}: {params['box'].tolist()} != {box}"
-        assert torch.equal(params["keep"], within)
+        drawn = [params["top"], params["left"], params["height"], params["width"]]  # torchvision's keys
+        assert drawn == box, f"seed {seed}: {drawn} != {box}"
+        assert torch.equal(params["is_within_crop_area"], within)
         forced = {"top": box[0], "left": box[1], "height": box[2], "width": box[3], "is_within_crop_area": within}
         theirs = tv_transforms.RandomIoUCrop()
         tv_sample = to_torchvision(sample)
@@ -92,11 +93,14 @@ def test_whole_sample_through_the_class():
         params = transform.make_params(list(sample.values()))
         torch.manual_seed(seed)
         out = transform(sample)
-        top, left, height, width = params["box"].tolist()
+        if params == {}:  # torchvision's form of "left as it is"
+            assert out["image"] is sample["image"] and out["boxes"] is sample["boxes"]
+            continue
+        top, left, height, width = params["top"], params["left"], params["height"], params["width"]
         assert out["image"].shape[-2:] == (height, width) == out["masks"].shape[-2:] == out["video"].shape[-2:]
         assert tuple(out["boxes"].canvas_size) == (height, width) == tuple(out["points"].canvas_size)
         torch.testing.assert_close(out["image"], sample["image"][..., top : top + height, left : left + width])
-        assert (out["boxes"][~params["keep"]] == 0).all()
+        assert (out["boxes"][~params["is_within_crop_area"]] == 0).all()
         assert out["labels"] is sample["labels"]
 
 
@@ -107,7 +111,7 @@ def test_option_frequencies_follow_the_loop():
     boxes = tv_tensors.BoundingBoxes(torch.tensor([[0.0, 0, 50, 40]]), format="XYXY", canvas_size=(40, 50))
     image = tv_tensors.Image(make_image(40, 50))
     torch.manual_seed(0)
-    left_alone = sum(not bool(transform.make_params([image, boxes])["apply"]) for _ in range(700))
+    left_alone = sum(transform.make_params([image, boxes]) == {} for _ in range(700))
     assert abs(left_alone - 100) <= 4 * (700 * (1 / 7) * (6 / 7)) ** 0.5, left_alone
 
 

@@ -212,7 +212,7 @@ def _leaf_device(inpt: Any) -> torch.device:
 @torch.jit.unused
 def _on_tensor(inpt: Any, core: Callable[[torch.Tensor], torch.Tensor]) -> Any:
     """``core`` on a tensor leaf's plain tensor, rewrapped into its tv_tensor type."""
-    if type(inpt) is torch.Tensor:
+    if is_pure_tensor(inpt):
         return core(inpt)
     return wrap(core(unwrap(inpt)), like=inpt)
 
@@ -294,7 +294,7 @@ class ColorJitter(Transform):
         return params
 
     @torch.jit.unused
-    def _transform_public(self, inpt: Any, params: Dict[str, Any]) -> Any:
+    def _transform_public(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         """``transform`` with ``make_params``' torchvision-keyed parameters (maybe edited by a subclass)."""
         values = [params[key] for key in _FACTOR_KEYS]
         present = [value is not None for value in values]
@@ -418,7 +418,7 @@ class RandomPhotometricDistort(Transform):
         return params
 
     @torch.jit.unused
-    def _transform_public(self, inpt: Any, params: Dict[str, Any]) -> Any:
+    def _transform_public(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         """``transform`` with ``make_params``' torchvision-keyed parameters (maybe edited by a subclass)."""
         values = [params[key] for key in _FACTOR_KEYS]
         permutation = params["channel_permutation"]

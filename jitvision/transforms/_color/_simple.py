@@ -189,11 +189,13 @@ class RandomChannelPermutation(Transform):
         return {"permutation": permutation_from_keys(drawn["keys"], channels_of(image), "RandomChannelPermutation")}
 
     @torch.jit.unused
-    def _transform_public(self, inpt: Any, params: Dict[str, Any]) -> Any:
+    def _transform_public(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         """``transform`` with ``make_params``' torchvision-keyed permutation (maybe edited by a subclass)."""
         permutation = params["permutation"]
         if not isinstance(permutation, torch.Tensor):
             permutation = torch.tensor(list(permutation), dtype=torch.int64)
+        if isinstance(inpt, torch.Tensor) and is_pure_tensor(inpt):
+            return _permute_channels(inpt, permutation.to(torch.int64))
         pil_args = (permutation.tolist(),) if not is_tracing() else ()
         return on_leaf(inpt, _permute_channels, (permutation.to(torch.int64),), F.permute_channels, pil_args)
 

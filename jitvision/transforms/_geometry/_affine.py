@@ -519,7 +519,7 @@ class RandomPerspective(RandomApplyTransform, _WarpTransform):
         return {"coefficients": coefficients.tolist() if bool(apply) else list(_IDENTITY_COEFFICIENTS)}
 
     @torch.jit.unused
-    def _transform_public(self, inpt: Any, params: Dict[str, Any]) -> Any:
+    def _transform_public(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         """``transform`` with ``make_params``' torchvision-keyed coefficients (maybe edited by a subclass)."""
         coefficients = params["coefficients"]
         if isinstance(coefficients, torch.Tensor) and is_tracing():

@@ -226,7 +226,7 @@ class RandomIoUCrop(Transform):
     # ---- the crop ------------------------------------------------------------------------------------------------
 
     @torch.jit.unused
-    def _transform_public(self, inpt: Any, params: Dict[str, Any]) -> Any:
+    def _transform_public(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         """``transform`` with ``make_params``' torchvision-keyed crop (maybe edited by a subclass; empty: as it is)."""
         if len(params) == 0:
             return inpt

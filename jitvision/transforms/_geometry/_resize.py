@@ -250,7 +250,7 @@ class RandomResizedCrop(Transform):
         return {"top": top, "left": left, "height": crop_height, "width": crop_width}
 
     @torch.jit.unused
-    def _transform_public(self, inpt: Any, params: Dict[str, Any]) -> Any:
+    def _transform_public(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         """``transform`` with ``make_params``' torchvision-keyed region (maybe edited by a subclass)."""
         values = [params["top"], params["left"], params["height"], params["width"]]
         if any(isinstance(value, torch.Tensor) for value in values):  # traced: the region stays tensors

@@ -101,7 +101,7 @@ class RandomZoomOut(PaddingTransform):
         return {"padding": padding if is_tracing() else padding.tolist()}
 
     @torch.jit.unused
-    def _transform_public(self, inpt: Any, params: Dict[str, Any]) -> Any:
+    def _transform_public(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         """``transform`` with ``make_params``' torchvision-keyed padding (maybe edited by a subclass)."""
         padding = params["padding"]
         if isinstance(padding, torch.Tensor):
