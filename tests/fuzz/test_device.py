@@ -81,6 +81,8 @@ NEEDS_VALUES: Dict[str, str] = {
     "AugMix": _CHOICE_READ,
     "RandomAffine": _PUBLIC_PARAMS,
     "RandomErasing": _PUBLIC_PARAMS,
+    "RandomPerspective": _PUBLIC_PARAMS,
+    "RandomResizedCrop": _PUBLIC_PARAMS,
     "ColorJitter": _SAMPLE_READ,
     "GaussianBlur": _SAMPLE_READ,
     "RandomChannelPermutation": _SAMPLE_READ,
