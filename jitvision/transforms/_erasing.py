@@ -133,7 +133,7 @@ class RandomErasing(RandomApplyTransform):
             fill = value[0]
             if fill.is_integer() and 0 <= fill <= 255:  # what the float32 -> uint8 cast of the kernel gives
                 # The same draws, box and values as below, in one native call (csrc/erase_fast.cpp).
-                drawn = _RANDOM_ERASE(image, self.p, self.scale, self.ratio, int(fill), self._fast_rng())
+                drawn = _RANDOM_ERASE(image, self.p, self.scale, self.ratio, int(fill), self._rng())
                 return drawn[0] if drawn else image
         device = image.device
         coin = uniform([], self._rng(), device).item()
@@ -229,7 +229,7 @@ class RandomErasing(RandomApplyTransform):
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         if "v" in params:
             return self._transform_public(inpt, params)
-        return self._select(inpt, params)
+        return self._gate(inpt, params)
 
     # ---- the effect ---------------------------------------------------------------------------------------------
 

@@ -14,14 +14,10 @@ from .functional._dispatch import is_pure_tensor
 
 
 class _Deterministic(Transform):
-    """A transform without random parameters: it needs neither the sample's size nor a draw."""
+    """A transform without random parameters: it needs neither the sample's size nor a draw (``make_params``
+    returns ``{}``, and ``__call__`` gives one plain tensor to ``transform(tensor, {})`` directly)."""
 
-    @torch.jit.unused
-    def make_params(self, flat_inputs: List[Any]) -> Dict[str, Any]:
-        return {}
-
-    # Transform.__call__'s eager fast path may call transform(tensor, {}) directly (see _transform._plain_fast).
-    make_params._returns_no_params = True
+    _draw_uses_size = False
 
 
 class Identity(_Deterministic):

@@ -150,7 +150,7 @@ class RandomCrop(PaddingTransform):
             shape = image.shape
             room_height, room_width = shape[-2] - size[0], shape[-1] - size[1]
             if room_height >= 0 and room_width >= 0 and (room_height or room_width):
-                return _RANDOM_CROP(image, size, self._fast_rng())
+                return _RANDOM_CROP(image, size, self._rng())
         plan = self._plan(image.shape[-2], image.shape[-1])
         if plan[0] != 0 or plan[1] != 0 or plan[2] != 0 or plan[3] != 0:
             return None
