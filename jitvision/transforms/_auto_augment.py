@@ -31,6 +31,7 @@ import torch
 
 from .. import _native
 from ..tv_tensors import BoundingBoxes, KeyPoints, Mask, kind_of, wrap
+from . import _stages
 from . import functional as F
 from ._augment_ops import (
     OP_INDEX,
@@ -399,6 +400,10 @@ class AutoAugment(_AutoAugmentBase):
     """AutoAugment (Cubuk et al., 2018): one of the policy's 25 sub-policies per call, each two operations applied
     with their probability and magnitude bin (of 10), signed at random. Arguments as torchvision's."""
 
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.AUGMENT_POLICY
+
     __jit_ignored_attributes__ = _AutoAugmentBase.__jit_ignored_attributes__ + ["policy", "_policy_rows"]
 
     def __init__(
@@ -450,6 +455,10 @@ class RandAugment(_AutoAugmentBase):
     """RandAugment (Cubuk et al., 2019): ``num_ops`` operations drawn uniformly (Identity among them), all at bin
     ``magnitude`` of ``num_magnitude_bins``, signed at random. Arguments as torchvision's."""
 
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.AUGMENT_POLICY
+
     def __init__(
         self,
         num_ops: int = 2,
@@ -496,6 +505,10 @@ class TrivialAugmentWide(_AutoAugmentBase):
     """TrivialAugment Wide (Müller and Hutter, 2021): one operation drawn uniformly (Identity among them) at a
     uniformly drawn bin of ``num_magnitude_bins``, signed at random. Arguments as torchvision's."""
 
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.AUGMENT_POLICY
+
     def __init__(
         self,
         num_magnitude_bins: int = 31,
@@ -535,6 +548,10 @@ class AugMix(_AutoAugmentBase):
     Deliberate difference: on a plain ``[N, C, H, W]`` tensor torchvision draws the mixing weights per leading row
     (the operations are shared); here one draw covers the sample (``forward_batch`` or ``BatchedImages`` give every
     row its own operations and weights)."""
+
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.AUGMENT_POLICY
 
     def __init__(
         self,

@@ -31,6 +31,7 @@ from ..tv_tensors import kind_of
 from ..tv_tensors._batch_pytree import sample_leaf
 from ..tv_tensors._encoded import EncodedImage
 from ._batch import query_batch_size, rows_of
+from ._compile import GUARD_TOKEN, _with_filter
 from ._decode_fused import forward_encoded, forward_encoded_alone, holds_encoded
 from ._random import draw_coins, python_choice, select_rows, uniform, where_rows
 from ._seeding import worker_generator
@@ -38,7 +39,6 @@ from ._utils import is_image_like, query_device, query_size
 from .functional._dispatch import _passthrough, get_kernel, is_pure_tensor, is_tracing
 
 Params = Dict[str, torch.Tensor]
-GUARD_TOKEN = "_guard_token"  # see Transform.__setattr__ and _compile.py
 _TOKENS = itertools.count(1)  # process-wide: a token names one transform instance in one state
 _TRUE = torch.tensor(True)  # the coin handed to ``_apply`` by the eager fast path (read only)
 _is_compiling = torch.compiler.is_compiling  # the same function (dynamo folds it), one global look-up per call
@@ -73,6 +73,32 @@ def _unhooked(module: nn.Module) -> bool:
 def _as_float32(value: float) -> float:
     """``value`` rounded to float32, as a tensor comparison with it rounds it."""
     return struct.unpack("f", struct.pack("f", value))[0]
+
+
+def _owner(cls: type, name: str) -> Optional[type]:
+    """The class of ``cls``'s MRO whose body defines ``name``."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass
+    return None
+
+
+def _eager_hook_holds(cls: type) -> bool:
+    """Whether ``cls``'s eager hook (``_eager_plain``) may stand for its generic path: the hook is defined below
+    ``Transform`` and no method it shortcuts is overridden by a class below the hook's, so a user's subclass that
+    changes ``transform`` or the draw (or the effect of a probability transform, which a native hook applies
+    itself) runs as written."""
+    hook = _owner(cls, "_eager_plain")
+    if hook is None or hook is Transform:
+        return False
+    shortcut = ["transform", "transform_batch", "_draw", "_draw_batch"]
+    if hook is not globals().get("RandomApplyTransform"):  # its own hook calls _apply; the others apply natively
+        shortcut.append("_apply")
+    for name in shortcut:
+        owner = _owner(cls, name)
+        if owner is not None and owner is not hook and issubclass(owner, hook):
+            return False
+    return True
 
 
 @torch.jit.unused
@@ -115,12 +141,14 @@ class Transform(nn.Module):
     _has_eager_hook: bool = False
     _own_make_params: bool = False
     _draws: bool = False
+    _declares_stage: bool = False  # the class defines native_stage itself (see _stages: subclasses fuse only so)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls._has_eager_hook = cls._eager_plain is not Transform._eager_plain
+        cls._has_eager_hook = _eager_hook_holds(cls)
         cls._own_make_params = cls.make_params is not Transform.make_params
         cls._draws = cls._draw is not Transform._draw
+        cls._declares_stage = "native_stage" in cls.__dict__
         generic = (
             cls.forward is Transform.forward
             and cls._forward_sample is Transform._forward_sample
@@ -166,8 +194,6 @@ class Transform(nn.Module):
         """``nn.Module.compile`` (compile this module's call in place) with jitvision's guard filter and default
         backend: see ``jitvision.transforms.compile``, which takes the same arguments and returns the compiled
         callable."""
-        from ._compile import _with_filter
-
         super().compile(*args, **_with_filter(kwargs))
 
     def __call__(self, *inputs: Any) -> Any:
@@ -211,6 +237,12 @@ class Transform(nn.Module):
             self._read_guard_tokens()
         params = self._draw_batch(images.shape[0], images.shape[-2], images.shape[-1], images.device)
         return self.transform_batch(images, params)
+
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        """The native stage this transform contributes to a fused path (a kind from ``_stages``), or None. Read
+        through ``_stages.stage_of``, which honours it only where the class defines it in its own body."""
+        return None
 
     # ---- the Python path -------------------------------------------------------------------------------
 

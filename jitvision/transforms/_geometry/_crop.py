@@ -7,6 +7,7 @@ import torch
 
 from ... import _native
 from ..._eager_ops import entry
+from .. import _stages
 from .. import functional as F
 from .._random import draws_on_host, uniform
 from .._transform import Transform
@@ -41,6 +42,10 @@ class CenterCrop(Transform):
     Called eagerly on one plain contiguous CPU tensor (the fast path), the output is a contiguous copy rather
     than a view of the input as in torchvision (the same values; one native row copy).
     """
+
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.CENTER_CROP
 
     _functional = staticmethod(F.center_crop)
 
@@ -80,6 +85,10 @@ class RandomCrop(PaddingTransform):
     one native call (``jitvision_native::random_crop``: the same draw on the same generator) and the output is a
     contiguous copy rather than a view of the input as in torchvision (the same values).
     """
+
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.RANDOM_CROP
 
     _functional = staticmethod(F.crop)
     padding: Optional[List[int]]

@@ -7,6 +7,7 @@ import torch
 from ... import _native
 from ..._eager_ops import entry
 from ...tv_tensors import Image, Mask, Video, kind_of, wrap
+from .. import _stages
 from .. import functional as F
 from .._random import where_rows
 from .._transform import RandomApplyTransform, coin_result
@@ -71,6 +72,10 @@ def _eager_random_flip(transform: RandomApplyTransform, image: torch.Tensor, dim
 
 class RandomHorizontalFlip(RandomApplyTransform):
     """Mirror the sample left-right with probability ``p``."""
+
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.HORIZONTAL_FLIP
 
     _functional = staticmethod(F.horizontal_flip)
 

@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 import torch
 
+from .. import _stages
 from .. import functional as F
 from .._drawn import check_positive, ints_of, refuse_batch
 from .._random import randint, uniform
@@ -121,6 +122,10 @@ class ScaleJitter(_RandomSizeResize):
 class RandomShortestSize(_RandomSizeResize):
     """Scale the input so that its shorter side is one of ``min_size`` (drawn uniformly), the longer side capped
     at ``max_size``."""
+
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.RANDOM_SHORTEST_SIZE
 
     def __init__(
         self,
