@@ -193,7 +193,7 @@ def forward_encoded_alone(transform: Any, encoded: EncodedImage) -> Any:
         return forward_encoded(transform, [encoded], pytree.tree_flatten(encoded)[1])
     height, width = encoded.canvas_size
     if type(transform).make_params is Transform.make_params:
-        params = transform._draw(height, width, torch.device("cpu"))
+        params = transform._draw([], height, width, torch.device("cpu"))
     else:
         params = transform.make_params([_placeholder(encoded)])
     image = _fused_image(transform, encoded, params)
@@ -258,11 +258,11 @@ def run_fused_encoded(transforms: Sequence[Any], sample: Any) -> Optional[Tuple[
     cpu = torch.device("cpu")
     owner = type(first).__name__
     if is_crop:
-        box = first._draw(height, width, cpu)["box"].tolist()
+        box = first._draw([], height, width, cpu)["box"].tolist()
         out_size = list(first.size)
     else:
         box = [0, 0, height, width]
         out_size = _compute_resized_output_size([height, width], first.size, first.max_size, owner)
-    flip = plan.middle._draw(height, width, cpu)["apply"] if flips else None
+    flip = plan.middle._draw([], height, width, cpu)["apply"] if flips else None
     region = _scaled_region(sample, box, out_size, first, owner)
     return Image(_finish(region, out_size, first, flip, mean, std, plan.tail.to_float)), plan.consumed

@@ -108,10 +108,10 @@ def run_fused(transforms: Sequence[Any], sample: Any, batch: bool = False) -> Op
     plain = _plain(sample)
     image = sample if plain else unwrap(sample)
     if plan.random_crop and batch:
-        # One crop and flip per sample, drawn as the unfused transforms' _draw_batch (same calls, same order).
-        size = (image.shape[0], image.shape[-2], image.shape[-1], image.device)
-        boxes = first._draw_batch(*size)["box"].unsqueeze(0)
-        flips = middle._draw_batch(*size)["apply"].unsqueeze(0) if middle is not None else None
+        # One crop and flip per sample, drawn as the unfused transforms draw a batch (same calls, same order).
+        size = ([image.shape[0]], image.shape[-2], image.shape[-1], image.device)
+        boxes = first._draw(*size)["box"].unsqueeze(0)
+        flips = middle._draw(*size)["apply"].unsqueeze(0) if middle is not None else None
         op = torch.ops.jitvision_native.resized_crop
         args = (boxes, flips, first.size, mean, std, to_float)
     elif plan.random_crop:

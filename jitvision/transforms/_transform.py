@@ -11,7 +11,7 @@ Parameters are tensors drawn with torch's RNG (see ``_draw``), so a compiled ran
 new values without recompiling.
 
 Per-sample randomness on batches (``transforms._batch``): a sample holding batch tv_tensors
-(``tv_tensors.BatchedImages``, ...) gets ``_draw_batch(B, ...)``, one parameter set per sample (leading dimension
+(``tv_tensors.BatchedImages``, ...) gets ``_draw([B], ...)``, one parameter set per sample (leading dimension
 B), and each leaf goes through ``transform_batch`` with the rows of those parameters that belong to its rows.
 ``forward_batch(x)`` (also in TorchScript) does the same for a plain ``[B, ...]`` tensor.
 """
@@ -91,7 +91,7 @@ def _eager_hook_holds(cls: type) -> bool:
     hook = _owner(cls, "_eager_plain")
     if hook is None or hook is Transform:
         return False
-    shortcut = ["transform", "transform_batch", "_draw", "_draw_batch"]
+    shortcut = ["transform", "transform_batch", "_draw"]
     if hook is not globals().get("RandomApplyTransform"):  # its own hook calls _apply; the others apply natively
         shortcut.append("_apply")
     for name in shortcut:
@@ -222,7 +222,7 @@ class Transform(nn.Module):
 
     def forward(self, inpt: torch.Tensor) -> torch.Tensor:
         if torch.jit.is_scripting():
-            return self.transform(inpt, self._draw(inpt.shape[-2], inpt.shape[-1], inpt.device))
+            return self.transform(inpt, self._draw([], inpt.shape[-2], inpt.shape[-1], inpt.device))
         return self._forward_sample(inpt)
 
     @torch.jit.export
@@ -235,7 +235,7 @@ class Transform(nn.Module):
             )
         if not torch.jit.is_scripting():
             self._read_guard_tokens()
-        params = self._draw_batch(images.shape[0], images.shape[-2], images.shape[-1], images.device)
+        params = self._draw([images.shape[0]], images.shape[-2], images.shape[-1], images.device)
         return self.transform_batch(images, params)
 
     @torch.jit.unused
@@ -300,7 +300,7 @@ class Transform(nn.Module):
             return self.make_params([image])
         if not cls._draws:
             return {}
-        return self._draw(image.shape[-2], image.shape[-1], image.device)
+        return self._draw([], image.shape[-2], image.shape[-1], image.device)
 
     @torch.jit.unused
     def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
@@ -364,7 +364,7 @@ class Transform(nn.Module):
             height, width = 0, 0  # as torchvision, a draw that does not depend on the size reads no size
         else:
             height, width = query_size(flat_inputs, type(self).__name__)
-        drawn = self._draw(height, width, query_device(flat_inputs))
+        drawn = self._draw([], height, width, query_device(flat_inputs))
         return self._public_params(drawn, flat_inputs, height, width)
 
     @torch.jit.unused
@@ -377,25 +377,26 @@ class Transform(nn.Module):
     def make_batch_params(self, flat_inputs: List[Any], batch_size: int) -> Dict[str, Any]:
         """One parameter set per sample of a batch sample (leading dimension ``batch_size``)."""
         height, width = query_size(flat_inputs, type(self).__name__)
-        return self._draw_batch(batch_size, height, width, query_device(flat_inputs))
+        return self._draw([batch_size], height, width, query_device(flat_inputs))
 
     # ---- what subclasses implement ------------------------------------------------------------------------
 
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        """Tensor parameters for an input of this size; deterministic transforms draw nothing."""
-        return torch.jit.annotate(Params, {})  # the alias: subscripting Dict per call costs ~5 us in eager
-
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        """``batch_size`` parameter sets (every tensor with that leading dimension), distributed as ``_draw``'s.
-        Random transforms override it; the default (no parameters) is right for deterministic ones only."""
-        return self._draw(height, width, device)
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        """The random parameters, as tensors, for inputs of this size: ``batch_shape`` ``[]`` for one sample, ``[B]``
+        for a batch of B samples (every parameter then has that leading dimension, one row per sample, distributed
+        as one sample's). The one draw of a random transform; deterministic transforms draw nothing."""
+        return torch.jit.annotate(Params, {})  # the alias: subscripting Dict per call is slower in eager
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        """The effect on one leaf with ``_draw``'s parameters: one sample's, or a batch's rows where the leaf's
+        leading dimension holds the samples (``_random.rows_view`` broadcasts a parameter either way)."""
         raise NotImplementedError(f"{type(self).__name__} does not implement transform()")
 
     def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        """``transform`` with per-row parameters: ``inpt``'s leading dimension matches every parameter's.
-        Random transforms override it; deterministic ones transform every row alike."""
+        """The effect on a batch leaf with per-row parameters. ``transform`` unless a class's batch needs other code
+        (per-row crops of different boxes, for example)."""
         return self.transform(inpt, params)
 
     def _rng(self) -> Optional[torch.Generator]:
@@ -422,11 +423,11 @@ class RandomApplyTransform(Transform):
     (``params["apply"]``: bool ``[]``, or ``[B]`` on a batch) and gates the effect with it in ``_gate``, the one
     gate: a Python branch where ``python_choice`` allows one, the effect alone where the coin is a constant of a
     traced graph (p 0 or 1), else ``_apply_where`` (a per-row select; a class overrides it for a cheaper
-    formulation). Subclasses with more random parameters override ``_draw``/``_draw_batch`` and draw the coin with
+    formulation). Subclasses with more random parameters override ``_draw`` and draw the coin with
     ``_random.draw_coins`` (no ``super()``: TorchScript does not support it).
     """
 
-    # Whether the coin is the class's only draw (``_draw``, ``_draw_batch``, ``make_params`` and
+    # Whether the coin is the class's only draw (``_draw``, ``make_params`` and
     # ``make_batch_params`` are this class's): set per class by ``__init_subclass__``. Only then may a traced graph
     # with p 0 or 1 drop the draw (``_constant_coin``), and the eager hook draw the coin on the host.
     _coin_only: bool = True
@@ -435,7 +436,6 @@ class RandomApplyTransform(Transform):
         super().__init_subclass__(**kwargs)
         cls._coin_only = (
             cls._draw is RandomApplyTransform._draw
-            and cls._draw_batch is RandomApplyTransform._draw_batch
             and cls.make_params is Transform.make_params
             and cls.make_batch_params is Transform.make_batch_params
         )
@@ -446,11 +446,10 @@ class RandomApplyTransform(Transform):
             raise ValueError(f"{type(self).__name__}: p must be a probability in [0, 1], got {p}")
         self.p = float(p)  # an int p (p=1) is a float to TorchScript (draw_coins takes a float)
 
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return {"apply": self._coins([], device)}
-
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return {"apply": self._coins([batch_size], device)}
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        return {"apply": self._coins(batch_shape, device)}
 
     def _coins(self, shape: List[int], device: torch.device) -> torch.Tensor:
         if not torch.jit.is_scripting():
@@ -463,7 +462,7 @@ class RandomApplyTransform(Transform):
     def _constant_coin(self) -> Optional[bool]:
         """Under torch.compile/export, where ``p`` is 1 or 0 (a Python float, a constant of the graph): the coin
         every draw gives (a float32 uniform in [0, 1) is always below 1 and never below 0), so the graph has no
-        random op and no select: ``_draw``/``_draw_batch`` return it as a constant and ``transform`` applies the
+        random op and no select: ``_draw`` returns it as a constant and ``transform`` applies the
         effect (or returns the input) directly. None otherwise (eager keeps drawing the coin, as torchvision does:
         the same RNG stream; TorchScript draws too), and where the class draws more than the coin."""
         if not is_tracing() or not self._coin_only:
@@ -474,9 +473,6 @@ class RandomApplyTransform(Transform):
         return p == 1.0
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        return self._gate(inpt, params)
-
-    def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return self._gate(inpt, params)
 
     def _gate(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:

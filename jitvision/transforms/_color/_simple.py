@@ -176,11 +176,10 @@ class RandomChannelPermutation(Transform):
 
     _functional = staticmethod(F.permute_channels)
 
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return {"keys": uniform([16], self._rng(), device)}
-
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return {"keys": uniform([batch_size, 16], self._rng(), device)}
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        return {"keys": uniform(batch_shape + [16], self._rng(), device)}
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return self._permute(inpt, params)
@@ -196,9 +195,6 @@ class RandomChannelPermutation(Transform):
         if _PERMUTE_CHANNELS is not None and not image.requires_grad:
             return _PERMUTE_CHANNELS(image, permutation)  # the native op, without call_custom_op's views
         return _permute_channels(image, permutation)
-
-    def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        return self._permute(inpt, params)
 
     def _permute(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         if torch.jit.is_scripting() or is_pure_tensor(inpt):

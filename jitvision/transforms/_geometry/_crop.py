@@ -132,11 +132,13 @@ class RandomCrop(PaddingTransform):
             )
         return [left, top, right, bottom, padded_height, padded_width]
 
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        if not torch.jit.is_scripting():
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        if len(batch_shape) == 0 and not torch.jit.is_scripting():
             if draws_on_host(device):
                 return self._draw_eager(height, width, device)
-        return {"top_left": self._offsets([], height, width, device)}
+        return {"top_left": self._offsets(batch_shape, height, width, device)}
 
     @torch.jit.unused
     def _draw_eager(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
@@ -174,9 +176,6 @@ class RandomCrop(PaddingTransform):
         if room_height == 0 and room_width == 0:
             return image  # what transform returns when the crop is the whole input
         return image[..., top : top + crop_height, left : left + crop_width]
-
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return {"top_left": self._offsets([batch_size], height, width, device)}
 
     def _offsets(self, batch_shape: List[int], height: int, width: int, device: torch.device) -> torch.Tensor:
         """int64 ``[*batch_shape, 2]`` crop offsets (top, left), uniform over the in-bounds ones."""

@@ -168,14 +168,13 @@ class RandomResizedCrop(Transform):
             return [height, max(int(round(height * self.ratio[1])), 1)]
         return [height, width]
 
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        if not torch.jit.is_scripting():
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        if len(batch_shape) == 0 and not torch.jit.is_scripting():
             if draws_on_host(device):
                 return self._draw_eager(height, width, device)
-        return {"box": self._boxes([], height, width, device)}
-
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return {"box": self._boxes([batch_size], height, width, device)}
+        return {"box": self._boxes(batch_shape, height, width, device)}
 
     def _boxes(self, batch_shape: List[int], height: int, width: int, device: torch.device) -> torch.Tensor:
         """int64 ``[*batch_shape, 4]`` regions [top, left, height, width], drawn with tensor ops: all 10 candidates
