@@ -139,3 +139,11 @@ def test_compiled_sample_path_reads_the_same_keys(name, kwargs, edit):
         assert type(out[key]) is type(expected[key])
         torch.testing.assert_close(out[key].as_subclass(torch.Tensor), expected[key].as_subclass(torch.Tensor),
                                    atol=1, rtol=0)
+
+
+def test_color_jitter_with_nothing_configured_returns_its_input_as_torchvision():
+    image = tv_tensors.Image(make_image(HEIGHT, WIDTH))
+    transform = T.ColorJitter()
+    for inpt in (image, image.as_subclass(torch.Tensor)):
+        assert transform(inpt) is inpt
+    assert torch.equal(torch.jit.script(transform)(image.as_subclass(torch.Tensor)), image.as_subclass(torch.Tensor))

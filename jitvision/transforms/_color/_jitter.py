@@ -260,8 +260,8 @@ class ColorJitter(Transform):
     def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
         # A uint8 CPU image: _draw's draws (same generator calls, same values) and the adjustments in one native
         # call, no parameter tensors built and read back (~90 us of a ~220 us call on a 512x512 image).
-        if image.ndim < 3 or image.shape[-3] not in (1, 3) or not _native_u8.applies(image):
-            return None
+        if image.ndim < 3 or image.shape[-3] not in (1, 3) or not _native_u8.applies(image) or not self._present_mask:
+            return None  # (nothing configured: the generic path draws, then returns the input itself)
         return _native_u8.color_jitter_random(image, self._low, self._high, self._present_mask, self._rng())
 
     def _draw(
@@ -308,6 +308,8 @@ class ColorJitter(Transform):
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         if "order" not in params:  # make_params' torchvision keys
             return self._transform_public(inpt, params)
+        if self._present_mask == 0:  # nothing configured: the input itself, as torchvision returns it
+            return inpt
         if torch.jit.is_scripting() or is_pure_tensor(inpt):
             return self._jitter(inpt, params)
         return self._jitter_leaf(inpt, params)
