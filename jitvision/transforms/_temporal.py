@@ -22,6 +22,13 @@ class UniformTemporalSubsample(_Deterministic):
             raise ValueError(f"UniformTemporalSubsample: num_samples must be a positive int, got {num_samples!r}")
         self.num_samples = num_samples
 
+    @torch.jit.unused
+    def _supports(self, input_type: type) -> bool:
+        # As torchvision's class: a PIL image (never a video) passes through, where the functional refuses it.
+        if issubclass(input_type, PIL.Image.Image):
+            return False
+        return super()._supports(input_type)
+
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return F.uniform_temporal_subsample(inpt, self.num_samples)
 

@@ -248,7 +248,11 @@ def test_permute_channels_index_out_of_range_is_a_value_error(permutation):
 
 
 @pytest.mark.parametrize("op", ["adjust_contrast", "adjust_brightness", "adjust_saturation", "adjust_sharpness"])
-@pytest.mark.parametrize("factor", [math.inf, math.nan, -1.0])
-def test_non_finite_or_negative_factors_are_value_errors_naming_the_op(op, factor):
-    with pytest.raises(ValueError, match=f"{op}: .* must be a finite number >= 0"):
+@pytest.mark.parametrize(
+    ("factor", "text"),
+    [(math.inf, "must be a finite number >= 0"), (math.nan, "must be a finite number >= 0"),
+     (-1.0, "is not non-negative")],  # a negative factor in torchvision's words
+)
+def test_non_finite_or_negative_factors_are_value_errors_naming_the_op(op, factor, text):
+    with pytest.raises(ValueError, match=f"{op}: .*{text}"):
         getattr(F, op)(torch.zeros(3, 4, 4, dtype=torch.uint8), factor)

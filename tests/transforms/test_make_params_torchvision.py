@@ -147,3 +147,21 @@ def test_color_jitter_with_nothing_configured_returns_its_input_as_torchvision()
     for inpt in (image, image.as_subclass(torch.Tensor)):
         assert transform(inpt) is inpt
     assert torch.equal(torch.jit.script(transform)(image.as_subclass(torch.Tensor)), image.as_subclass(torch.Tensor))
+
+
+def test_uniform_temporal_subsample_passes_pil_images_through_as_torchvision():
+    import PIL.Image
+
+    image = PIL.Image.new("RGB", (8, 6))
+    assert T.UniformTemporalSubsample(2)(image) is image
+    assert tv_transforms.UniformTemporalSubsample(2)(image) is image
+
+
+def test_zoom_out_side_range_errors_and_to_grayscale_alias_as_torchvision():
+    import jitvision.transforms.functional as F
+
+    with pytest.raises(ValueError, match="RandomZoomOut: side_range should be a sequence of length 2"):
+        T.RandomZoomOut(side_range=[1, 2, 3])  # a sequence of another length
+    with pytest.raises(TypeError, match="RandomZoomOut: side_range should be a sequence of length 2"):
+        T.RandomZoomOut(side_range=1)
+    assert F.to_grayscale is F.rgb_to_grayscale

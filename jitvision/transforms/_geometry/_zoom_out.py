@@ -40,8 +40,10 @@ class RandomZoomOut(PaddingTransform):
     ) -> None:
         super().__init__(fill, "constant", generator=generator)
         owner = type(self).__name__
-        if not isinstance(side_range, Sequence) or len(side_range) != 2:
+        if not isinstance(side_range, Sequence):
             raise TypeError(f"{owner}: side_range should be a sequence of length 2, got {side_range!r}")
+        if len(side_range) != 2:  # a sequence of another length: torchvision's ValueError
+            raise ValueError(f"{owner}: side_range should be a sequence of length 2, got {side_range!r}")
         low, high = float(side_range[0]), float(side_range[1])
         if not (math.isfinite(low) and math.isfinite(high)) or not 1.0 <= low <= high:
             raise ValueError(f"{owner}: Invalid side range: (min, max) with 1 <= min <= max, got {list(side_range)}")

@@ -57,9 +57,9 @@ def rgb_to_grayscale(inpt: torch.Tensor, num_output_channels: int = 1) -> torch.
     return get_kernel(rgb_to_grayscale, type(inpt))(inpt, num_output_channels)
 
 
-def to_grayscale(inpt: torch.Tensor, num_output_channels: int = 1) -> torch.Tensor:
-    """torchvision's legacy name of ``rgb_to_grayscale``."""
-    return rgb_to_grayscale(inpt, num_output_channels)
+# torchvision's legacy name, the same function (code written for torchvision checks ``to_grayscale is
+# rgb_to_grayscale``).
+to_grayscale = rgb_to_grayscale
 
 
 def grayscale_to_rgb_image(image: torch.Tensor) -> torch.Tensor:

@@ -47,6 +47,8 @@ def check_non_negative(value: float, name: str, op: str) -> None:
     """ValueError unless ``value`` is a finite number >= 0. NaN and infinity are both refused: torchvision takes
     both, and their results are NaN arithmetic cast to the dtype (an infinite contrast of a uint8 image came out
     black), so accepting inf while refusing NaN was neither torchvision's rule nor a useful one."""
+    if value < 0.0:  # torchvision's wording, which code written for it matches on
+        raise ValueError(f"{op}: {name} ({value}) is not non-negative")
     if not (0.0 <= value < math.inf):
         raise ValueError(f"{op}: {name} must be a finite number >= 0, got {value}")
 
