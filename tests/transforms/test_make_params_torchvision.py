@@ -165,3 +165,12 @@ def test_zoom_out_side_range_errors_and_to_grayscale_alias_as_torchvision():
     with pytest.raises(TypeError, match="RandomZoomOut: side_range should be a sequence of length 2"):
         T.RandomZoomOut(side_range=1)
     assert F.to_grayscale is F.rgb_to_grayscale
+
+
+def test_resize_warns_about_pil_antialias_in_torchvision_words():
+    import PIL.Image
+
+    import jitvision.transforms.functional as F
+
+    with pytest.warns(UserWarning, match="Anti-alias option is always applied for PIL Image input"):
+        F.resize(PIL.Image.new("RGB", (10, 8)), [5], antialias=False)

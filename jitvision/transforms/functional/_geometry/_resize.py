@@ -459,7 +459,10 @@ def _resize_image_pil_dispatch(
     antialias: Optional[bool] = True,
 ) -> PIL.Image.Image:
     if antialias is False:
-        warnings.warn("resize: PIL images are always antialiased; antialias=False is ignored", stacklevel=3)
+        warnings.warn(  # torchvision's words, which code written for it matches on
+            "resize: Anti-alias option is always applied for PIL Image input. Argument antialias is ignored.",
+            stacklevel=3,
+        )
     return resize_image_pil(image, size, interpolation=interpolation, max_size=max_size)
 
 
