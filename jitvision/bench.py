@@ -211,13 +211,15 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = "python -m jitvision 
     parser.add_argument(
         "--min-run-time",
         type=float,
-        help="seconds per variant over all rounds (default 2.0; --per-transform: 0.4 per row and variant)",
+        help="seconds per variant over all rounds (default 2.0; --per-transform: 0.4 per row and variant; --e2e: 3.0)",
     )
     parser.add_argument("--rounds", type=int, help="interleaved rounds (default 7; --per-transform, --batch: 5)")
     parser.add_argument(
         "--layout", choices=LAYOUTS, default="chw", help="chw: contiguous image; hwc: a view of HWC memory (PIL)"
     )
-    parser.add_argument("--quick", action="store_true", help="eager only, short measurements (for tests)")
+    parser.add_argument(
+        "--quick", action="store_true", help="eager only, short measurements (for tests; --e2e: four tiny JPEGs)"
+    )
     parser.add_argument("--json", metavar="PATH", help="write the rows as JSON")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG bar chart (needs matplotlib)")
     parser.add_argument(

@@ -111,9 +111,10 @@ def check_outputs(variants: Dict[str, Variant], passes: int) -> Dict[str, Dict[s
 def per_image(
     variants: Dict[str, Variant], files: int, min_run_time: float, rounds: int
 ) -> Dict[str, Dict[str, float]]:
-    """Microseconds per image of each variant: the median of its per-round medians, and the best round."""
+    """Microseconds per image of each variant (``min_run_time`` seconds each, spread over the rounds): the median of
+    its per-round medians, and the best round."""
     entries = [(name, variant.run_pass) for name, variant in variants.items()]
-    samples = interleaved(entries, min_run_time * len(entries), rounds)
+    samples = interleaved(entries, min_run_time, rounds)
     return {
         name: {"us": statistics.median(values) / files * 1e6, "best_us": min(values) / files * 1e6}
         for name, values in samples.items()
@@ -192,7 +193,7 @@ def run(
     paths: Sequence[str],
     names: Sequence[str] = VARIANT_NAMES,
     parts: Sequence[str] = PARTS,
-    min_run_time: float = 2.0,
+    min_run_time: float = 3.0,
     rounds: int = 7,
     loader_images: int = LOADER_IMAGES,
     batch: int = BATCH,
@@ -366,7 +367,7 @@ def main(args: Any) -> int:
         from ._cli import UsageError
 
         raise UsageError(str(exc)) from exc
-    min_run_time = 1.0 if args.min_run_time is None else args.min_run_time
+    min_run_time = 3.0 if args.min_run_time is None else args.min_run_time
     rounds = 7 if args.rounds is None else args.rounds
     loader_images = LOADER_IMAGES if args.loader_images is None else args.loader_images
     options = {"batch": BATCH, "loader_rounds": 3, "thread_images": THREAD_IMAGES, "check_passes": 3}
