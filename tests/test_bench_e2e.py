@@ -54,7 +54,7 @@ def test_quick_run_on_a_folder_gives_every_row(tmp_path, capsys):
         outputs = row["outputs"]
         assert outputs["shape"] == [3, 224, 224] and outputs["dtype"] == "float32" and outputs["finite"]
         assert outputs["problems"] == [], row
-        assert row["us"] > 0 and row["best_us"] > 0 and row["x_torchvision_pil"] > 0
+        assert row["us"] > 0 and row["best_us"] > 0 and row["wall_us"] > 0 and row["x_torchvision_pil"] > 0
     assert data["rows"][0]["x_torchvision_pil"] == pytest.approx(1.0)
     assert {goal["goal"] for goal in data["goals"]} >= {"jitvision-swap / torchvision-pil, per image"}
     printed = capsys.readouterr().out

@@ -60,6 +60,20 @@ def one_pass(fn: Callable[[Any], Any], inputs: Sequence[Any]) -> Callable[[], Li
     return run
 
 
+def timed_passes(run_pass: Callable[[], Any], seconds: float) -> List[List[float]]:
+    """``[wall, cpu]`` seconds of each pass of ``run_pass``, passes until ``seconds`` of wall time have gone (at least
+    one). The CPU time is the process's (``time.process_time``: every thread of it, a decoder's worker threads
+    included), which other work on a shared machine perturbs much less than the wall clock."""
+    passes = []
+    deadline = time.perf_counter() + seconds
+    while True:
+        wall, cpu = time.perf_counter(), time.process_time()
+        run_pass()
+        passes.append([time.perf_counter() - wall, time.process_time() - cpu])
+        if time.perf_counter() >= deadline:
+            return passes
+
+
 def quiet_opencv(cv2: Any) -> None:
     """One OpenCV thread (the benchmark's variants all run on one thread per process), no OpenCL."""
     cv2.setNumThreads(0)

@@ -53,6 +53,19 @@ class Variant:
     # The outputs' statistics where the outputs stay in another process (``_e2e_common.output_stats``).
     stats: Optional[Dict[str, Any]] = None
 
+    def timed(self, seconds: float) -> List[List[float]]:
+        """``[wall, cpu]`` seconds of each pass, for ``seconds`` (``_e2e_common.timed_passes``)."""
+        return _e2e_common.timed_passes(self.run_pass, seconds)
+
+
+class RemoteVariant(Variant):
+    """A variant whose passes run in the AlbumentationsX worker: the worker times them with its own clocks."""
+
+    peer: Any = None
+
+    def timed(self, seconds: float) -> List[List[float]]:
+        return self.peer.request(op="e2e_time", seconds=seconds)["passes"]
+
 
 def _torch_pipeline(ns: Any, converter: bool) -> Any:
     steps = [ns.RandomResizedCrop(CROP, antialias=True), ns.RandomHorizontalFlip()]
@@ -161,8 +174,8 @@ def albumentations(datas: Sequence[bytes]) -> Variant:
 
 
 def albumentationsx(datas: Sequence[bytes]) -> Variant:
-    """In the AlbumentationsX environment's own process (``_peer_process``): the pass and the DataLoader run
-    there; the parent times the pass through the worker's ``measure`` (the same clock as the others)."""
+    """In the AlbumentationsX environment's own process (``_peer_process``): the passes and the DataLoader run
+    there, timed there with the clocks the other variants use (``_e2e_common.timed_passes``)."""
     import numpy as np
 
     from . import _peer_process
@@ -183,7 +196,9 @@ def albumentationsx(datas: Sequence[bytes]) -> Variant:
             raise Unavailable(reply["unavailable"])
         return reply
 
-    return Variant("", remote, loader=loader, close=peer.close, version=peer.version, stats=reply["stats"])
+    variant = RemoteVariant("", remote, loader=loader, close=peer.close, version=peer.version, stats=reply["stats"])
+    variant.peer = peer
+    return variant
 
 
 # ---- NVIDIA DALI, CPU only -------------------------------------------------------------------------------------

@@ -4,8 +4,9 @@
 Requests: ``build`` (row): build the row's AlbumentationsX transform with warnings as errors, then one pass over the
 images; ``pass`` (row): one pass; ``measure`` (row, seconds): seconds per pass, as ``_timing.measure`` gives them;
 ``exit``. For ``bench --e2e`` the "images" are JPEG files' bytes (1-D uint8 arrays): ``e2e_build`` builds the job
-(``_e2e_common``) as the row ``e2e`` and answers the statistics of its outputs over three passes; ``e2e_loader``
-(paths, images, workers, batch) measures it through a DataLoader.
+(``_e2e_common``) as the row ``e2e`` and answers the statistics of its outputs over three passes; ``e2e_time``
+(seconds) answers the wall and CPU time of each pass (``_e2e_common.timed_passes``); ``e2e_loader`` (paths, images,
+workers, batch) measures it through a DataLoader.
 """
 
 import json
@@ -90,6 +91,8 @@ def main(path: str) -> None:
                 passes["e2e"] = _e2e_common.one_pass(_e2e_common.from_bytes(A, cv2), images)
                 outputs = [out for _ in range(3) for out in passes["e2e"]()]
                 _answer({"stats": _e2e_common.output_stats(outputs)})
+            elif op == "e2e_time":
+                _answer({"passes": _e2e_common.timed_passes(passes["e2e"], float(request["seconds"]))})
             elif op == "e2e_loader":
                 load = _e2e_common.from_file(A, cv2)
                 worker_init = _e2e_common.worker_init_opencv
