@@ -83,6 +83,7 @@ def test_loader_and_threads_parts(tmp_path):
     fused = result["threads"]["jitvision-fused"]
     assert fused["images_per_s_1"] > 0 and fused["images_per_s_2"] > 0
     assert fused["speedup"] == pytest.approx(fused["images_per_s_2"] / fused["images_per_s_1"])
+    assert fused["cores_1"] > 0 and fused["cores_2"] > 0
     assert len(result["threads"]) == 2  # and the control
 
 
