@@ -80,6 +80,7 @@ def test_loader_and_threads_parts(tmp_path):
         assert loader["images_per_s"] > 0 and loader["batch_shape"] == [2, 3, 224, 224], row
         assert "us" not in row  # per-image not asked for
     assert result["rows"][1]["loader"]["x_torchvision_pil"] > 0
+    assert result["loader_control"]["images_per_s"] > 0 and "us" not in result["loader_control"]
     fused = result["threads"]["jitvision-fused"]
     assert fused["images_per_s_1"] > 0 and fused["images_per_s_2"] > 0
     assert fused["speedup"] == pytest.approx(fused["images_per_s_2"] / fused["images_per_s_1"])

@@ -50,6 +50,8 @@ THREAD_IMAGES = 240
 # this factor: wide enough for different random crops of the same photographs, narrow enough to catch a variant that
 # skips Normalize (means near 0.45, deviation near 0.25) or returns another layout.
 MEAN_TOLERANCE = 0.35
+CROP = 224
+LOADER_CONTROL = "control: the DataLoader alone (each sample a ready [3, 224, 224] float32 tensor)"
 STD_FACTOR = 1.5
 
 
@@ -139,19 +141,27 @@ def loader(
     variants: Dict[str, Variant], paths: Sequence[str], images: int, batch: int, rounds: int
 ) -> Dict[str, Dict[str, Any]]:
     """Images per second of each variant through a DataLoader with ``WORKERS`` workers (its own loader for DALI), the
-    variants in turn in each of ``rounds`` rounds; the median round. A variant that fails is reported."""
-    out: Dict[str, Dict[str, Any]] = {name: {"rates": []} for name in variants}
+    variants in turn in each of ``rounds`` rounds; the median round. A variant that fails is reported. The entry
+    ``LOADER_CONTROL`` is the DataLoader alone: samples that are ready tensors, collated and sent the same way (what
+    the loader costs whatever the job; the fastest a variant can go here)."""
+    ready = torch.zeros(3, CROP, CROP)
+    measures: Dict[str, Callable[[], Dict[str, Any]]] = {}
+    for name, variant in variants.items():
+        if variant.loader is not None:
+            measures[name] = lambda v=variant: v.loader(paths, images, WORKERS, batch)
+        else:
+            init = _e2e_common.worker_init_opencv if name == "albumentations" else None
+            measures[name] = lambda v=variant, i=init: _e2e_common.loader_rate(
+                v.load, paths, images, WORKERS, batch, worker_init_fn=i
+            )
+    measures[LOADER_CONTROL] = lambda: _e2e_common.loader_rate(lambda _: ready, paths, images, WORKERS, batch)
+    out: Dict[str, Dict[str, Any]] = {name: {"rates": []} for name in measures}
     for _ in range(max(1, rounds)):
-        for name, variant in variants.items():
+        for name, measure in measures.items():
             if "unavailable" in out[name]:
                 continue
             try:
-                if variant.loader is not None:
-                    result = variant.loader(paths, images, WORKERS, batch)
-                else:
-                    assert variant.load is not None
-                    init = _e2e_common.worker_init_opencv if name == "albumentations" else None
-                    result = _e2e_common.loader_rate(variant.load, paths, images, WORKERS, batch, worker_init_fn=init)
+                result = measure()
             except Exception as exc:  # noqa: BLE001
                 out[name]["unavailable"] = str(failure(exc))
                 continue
@@ -256,6 +266,8 @@ def run(
         rows.append(row)
     _ratios(rows)
     result: Dict[str, Any] = {"files": {"count": len(paths), "per_image": len(datas)}, "rows": rows}
+    if LOADER_CONTROL in loaded:
+        result["loader_control"] = loaded[LOADER_CONTROL]
     if "threads" in parts and "jitvision-fused" in variants:
         result["threads"] = threads(datas, thread_images, rounds)
     return result
@@ -323,6 +335,9 @@ def format_markdown(result: Dict[str, Any]) -> str:
         if out["problems"]:
             seen += " PROBLEM: " + "; ".join(out["problems"])
         lines.append(f"| {row['variant']} | {us} | {ratio} | {wall} | {wall_ratio} | {rate} | {rate_x} | {seen} |")
+    control = result.get("loader_control", {})
+    if "images_per_s" in control:
+        lines += ["", f"{LOADER_CONTROL}: {control['images_per_s']:,.0f} images/s"]
     if "threads" in result:
         lines += ["", "| ThreadPoolExecutor | 1 thread, images/s | 2 threads, images/s | 2 / 1 | cores used, 1 / 2 |"]
         lines.append("| --- | ---: | ---: | ---: | ---: |")
@@ -412,6 +427,8 @@ def main(args: Any) -> int:
         f"thread, the process's CPU time and the wall clock, median of {rounds} interleaved rounds; DataLoader: "
         f"{WORKERS} workers, batch {options['batch']}, {loader_images} images; " + installed(found)
     )
+    if "albumentationsx" in versions_seen:
+        header += f", AlbumentationsX {versions_seen['albumentationsx']} (its own environment)"
     print(header)
     print(format_markdown(result))
     write_json(args.json, result)
