@@ -57,6 +57,7 @@ def test_quick_run_on_a_folder_gives_every_row(tmp_path, capsys):
         assert row["us"] > 0 and row["best_us"] > 0 and row["wall_us"] > 0 and row["x_torchvision_pil"] > 0
     assert data["rows"][0]["x_torchvision_pil"] == pytest.approx(1.0)
     assert {goal["goal"] for goal in data["goals"]} >= {"jitvision-swap / torchvision-pil, per image"}
+    assert len(data["goals"]) == 6
     printed = capsys.readouterr().out
     assert "| jitvision-fused |" in printed and "| goal | target | measured | met |" in printed
 
@@ -65,7 +66,7 @@ def test_loader_and_threads_parts(tmp_path):
     _write_jpegs(tmp_path, count=3)
     result = e2e.run(
         _jpegs.list_jpegs(str(tmp_path)),
-        ["torchvision-pil", "jitvision-fused"],
+        ["torchvision-pil", "jitvision-fused", "jitvision-batch"],
         parts=["loader", "threads"],
         min_run_time=0.01,
         rounds=1,
@@ -79,7 +80,7 @@ def test_loader_and_threads_parts(tmp_path):
         loader = row["loader"]
         assert loader["images_per_s"] > 0 and loader["batch_shape"] == [2, 3, 224, 224], row
         assert "us" not in row  # per-image not asked for
-    assert result["rows"][1]["loader"]["x_torchvision_pil"] > 0
+    assert result["rows"][1]["loader"]["x_torchvision_pil"] > 0 and result["rows"][2]["loader"]["x_torchvision_pil"] > 0
     assert result["loader_control"]["images_per_s"] > 0 and "us" not in result["loader_control"]
     fused = result["threads"]["jitvision-fused"]
     assert fused["images_per_s_1"] > 0 and fused["images_per_s_2"] > 0

@@ -106,26 +106,35 @@ def loader_rate(
     workers: int = 2,
     batch: int = 64,
     worker_init_fn: Optional[Callable[[int], None]] = None,
+    collate_fn: Optional[Callable[[List[Any]], Any]] = None,
+    on_batch: Optional[Callable[[Any], Any]] = None,
 ) -> Dict[str, Any]:
-    """Images per second through ``torch.utils.data.DataLoader(num_workers=workers, batch_size=batch)`` with the
-    default collate (a ``[batch, 3, 224, 224]`` tensor), in the steady state: the clock starts when the first
-    ``workers`` batches have arrived (the workers' start-up and their first batch are left out) and stops at the
-    last. ``{"images_per_s", "batches", "batch_shape"}``."""
+    """Images per second through ``torch.utils.data.DataLoader(num_workers=workers, batch_size=batch)``, the batch a
+    ``[batch, 3, 224, 224]`` tensor (the default collate unless ``collate_fn``; then ``on_batch``, if given, in this
+    process), in the steady state: the clock starts when the first ``workers`` batches have arrived (the workers'
+    start-up and their first batch are left out) and stops at the last. ``{"images_per_s", "batches",
+    "batch_shape"}``."""
     import torch
     from torch.utils.data import DataLoader
 
     loader = DataLoader(
-        Files(paths, images, load), batch_size=batch, num_workers=workers, worker_init_fn=worker_init_fn
+        Files(paths, images, load),
+        batch_size=batch,
+        num_workers=workers,
+        worker_init_fn=worker_init_fn,
+        collate_fn=collate_fn,
     )
+    finish = on_batch if on_batch is not None else (lambda ready: ready)
     iterator = iter(loader)
     shape = None
     for _ in range(workers):
-        first = next(iterator)
+        first = finish(next(iterator))
         shape = list(first.shape)
     start = time.perf_counter()
     counted = 0
     batches = workers
-    for batch_images in iterator:
+    for collated in iterator:
+        batch_images = finish(collated)
         if not isinstance(batch_images, torch.Tensor) or batch_images.dim() != 4:
             raise TypeError(f"the DataLoader gave {type(batch_images).__name__}, not a batch tensor")
         counted += batch_images.shape[0]

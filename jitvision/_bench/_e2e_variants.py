@@ -31,6 +31,8 @@ VARIANTS = (
     ("jitvision-swap", "jitvision by import swap on the same PIL pipeline (PIL decode)"),
     ("jitvision-io", "jitvision: jitvision.io.decode_jpeg + the transforms on the tensor"),
     ("jitvision-fused", "jitvision: tv_tensors.EncodedImage, decode fused with RandomResizedCrop (docs/io.md)"),
+    ("jitvision-batch", "jitvision, the batch form (docs/io.md): the fused crop per sample, uint8 collated with "
+     "tv_tensors.batch_samples, flip + ToDtype + Normalize once per batch (in the main process)"),
     ("albumentations", "albumentations 2.0.8: OpenCV decode (cv2.imdecode, BGR to RGB) + its pipeline + ToTensorV2"),
     ("albumentationsx", "AlbumentationsX: the same, in its own environment and process"),
     ("dali", "NVIDIA DALI on the CPU (device_id=None): fused decoders.image_random_crop, resize, normalize"),
@@ -52,6 +54,9 @@ class Variant:
     version: Optional[str] = None
     # The outputs' statistics where the outputs stay in another process (``_e2e_common.output_stats``).
     stats: Optional[Dict[str, Any]] = None
+    # The DataLoader's collate_fn (None: the default), and what the main process does to each batch (timed too).
+    collate_fn: Optional[Callable[[List[Any]], Any]] = None
+    on_batch: Optional[Callable[[Any], Any]] = None
 
     def timed(self, seconds: float) -> List[List[float]]:
         """``[wall, cpu]`` seconds of each pass, for ``seconds`` (``_e2e_common.timed_passes``)."""
@@ -153,6 +158,27 @@ def jitvision_fused(datas: Sequence[bytes]) -> Variant:
         return pipeline(tv_tensors.EncodedImage.from_file(path))
 
     return Variant("", lambda: [pipeline(tv_tensors.EncodedImage(t)) for t in tensors], load)
+
+
+def jitvision_batch(datas: Sequence[bytes]) -> Variant:
+    """The crop (decode fused) per sample in the workers, the rest per batch: each sample still gets its own flip."""
+    import jitvision.transforms as JT
+    from jitvision import _native, tv_tensors
+
+    if not _native.AVAILABLE:
+        raise Unavailable("the native library is not loaded: EncodedImage decodes only with it")
+    crop = JT.RandomResizedCrop(CROP, antialias=True)
+    on_batch = JT.Compose([JT.RandomHorizontalFlip(), JT.ToDtype(torch.float32, scale=True), JT.Normalize(MEAN, STD)])
+    tensors = _tensors(datas)
+
+    def run_pass() -> List[Any]:
+        batch = on_batch(tv_tensors.batch_samples([crop(tv_tensors.EncodedImage(t)) for t in tensors]))
+        return list(batch.as_subclass(torch.Tensor).unbind(0))
+
+    def load(path: str) -> Any:
+        return crop(tv_tensors.EncodedImage.from_file(path))
+
+    return Variant("", run_pass, load, collate_fn=tv_tensors.batch_samples, on_batch=on_batch)
 
 
 def albumentations(datas: Sequence[bytes]) -> Variant:
@@ -289,6 +315,7 @@ BUILDERS: Dict[str, Callable[[Sequence[bytes]], Variant]] = {
     "jitvision-swap": jitvision_swap,
     "jitvision-io": jitvision_io,
     "jitvision-fused": jitvision_fused,
+    "jitvision-batch": jitvision_batch,
     "albumentations": albumentations,
     "albumentationsx": albumentationsx,
     "dali": dali,
