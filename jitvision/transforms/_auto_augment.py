@@ -13,7 +13,7 @@ A uint8 CPU image (native library built) skips the per-step formulations: all of
 chain) are one ``jitvision_native::augment_step_u8`` call with the drawn ops and magnitudes as tensor inputs, in eager,
 under torch.compile and under torch.export (a C++ node: AOTInductor and C++ programs run it). Calling AutoAugment,
 RandAugment or TrivialAugmentWide on one plain uint8 CPU tensor (or ``forward_batch`` on a plain batch) goes further:
-``jitvision_native::augment_random_u8`` draws inside (``_draw_batch``'s draw, bit for bit, on the same generator) and
+``jitvision_native::augment_random_u8`` draws inside (``_draw_rows``' draw, bit for bit, on the same generator) and
 applies the steps, so eager code makes one native call and a compiled call is that one graph node (no inductor random
 kernel; ``Transform._traced_plain``). ``_draw``/``transform`` (tv_tensors, samples, custom ``make_params``) keep the
 Python draw.
@@ -31,6 +31,7 @@ import torch
 
 from .. import _native
 from ..tv_tensors import BoundingBoxes, KeyPoints, Mask, kind_of, wrap
+from . import _stages
 from . import functional as F
 from ._augment_ops import (
     OP_INDEX,
@@ -44,7 +45,7 @@ from ._augment_ops import (
     parse_policy,
 )
 from ._geometry._pad import fill_for, scripted_fill, setup_fill
-from ._random import switch, uniform
+from ._random import as_drawn, row_count, switch, uniform
 from ._transform import Transform
 from ._utils import is_image_like
 from .functional._color._utils import check_image
@@ -101,13 +102,6 @@ def _dirichlet(
     else:
         gamma = torch._standard_gamma(concentration, generator=generator)
     return gamma / gamma.sum(-1, keepdim=True)
-
-
-def _first_row(params: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
-    out: Dict[str, torch.Tensor] = {}
-    for key, value in params.items():
-        out[key] = value[0]
-    return out
 
 
 class _AutoAugmentBase(Transform):
@@ -197,14 +191,20 @@ class _AutoAugmentBase(Transform):
         negative = (sign_u <= 0.5) & device_copy(self._signed, device)[ops]
         return torch.where(negative, -magnitude, magnitude)
 
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        if not torch.jit.is_scripting() and device.type == "cpu" and not is_tracing():
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        if len(batch_shape) == 0 and not torch.jit.is_scripting() and device.type == "cpu" and not is_tracing():
             params = self._draw_eager(height, width)
             if params is not None:
                 return params
-        return _first_row(self._draw_batch(1, height, width, device))
+        return as_drawn(batch_shape, self._draw_rows(row_count(batch_shape), height, width, device))
 
-    # The eager draw of one sample: the same uniforms as ``_draw_batch`` (one torch.rand on the same generator),
+    def _draw_rows(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        """The policy's draw for ``batch_size`` samples, one row each (each policy implements it)."""
+        raise NotImplementedError(type(self).__name__)
+
+    # The eager draw of one sample: the same uniforms as ``_draw_rows`` (one torch.rand on the same generator),
     # read on the host and turned into ops and magnitudes with Python numbers (float32 products emulated), so the
     # parameters are identical, without ~20 small tensor ops (table lookups, wheres) per call.
 
@@ -225,7 +225,7 @@ class _AutoAugmentBase(Transform):
 
     @torch.jit.unused
     def _eager_choices(self, height: int, width: int) -> Optional[Any]:
-        """``(ops, bins, sign uniforms)`` as Python lists for one sample, or None (use ``_draw_batch``)."""
+        """``(ops, bins, sign uniforms)`` as Python lists for one sample, or None (use ``_draw_rows``)."""
         return None
 
     @torch.jit.unused
@@ -251,9 +251,6 @@ class _AutoAugmentBase(Transform):
         if torch.jit.is_scripting() or is_pure_tensor(inpt):
             return self._augment(inpt, params, self._script_fill)
         return self._augment_leaf(inpt, params)
-
-    def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        return self.transform(inpt, params)
 
     def _augment(
         self, image: torch.Tensor, params: Dict[str, torch.Tensor], fill: Optional[List[float]]
@@ -281,7 +278,7 @@ class _AutoAugmentBase(Transform):
 
     @torch.jit.unused
     def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
-        # A uint8 CPU image: the draw and all the steps in one native call (the draw of _draw_batch, bit for bit, on
+        # A uint8 CPU image: the draw and all the steps in one native call (the draw of _draw_rows, bit for bit, on
         # the same generator), in eager code and, through _traced_plain, as the one node of a compiled/exported
         # graph (no inductor random kernel, the draw live in the op).
         if self._native_spec is None or not self._native_applies(image):
@@ -292,7 +289,7 @@ class _AutoAugmentBase(Transform):
     @torch.jit.export
     def forward_batch(self, images: torch.Tensor) -> torch.Tensor:
         """``Transform.forward_batch`` (per-sample draws on a plain ``[B, ...]`` batch); on a uint8 CPU batch, one
-        ``augment_random_u8`` call drawing each row's own operations (as ``_draw_batch``) in eager and traced code."""
+        ``augment_random_u8`` call drawing each row's own operations (as ``_draw_rows``) in eager and traced code."""
         if not torch.jit.is_scripting():
             if self._native_spec is not None and images.ndim >= 4 and self._native_applies(images):
                 check_image(images, self._name, [1, 3])
@@ -301,7 +298,7 @@ class _AutoAugmentBase(Transform):
             raise ValueError(
                 "forward_batch: expected a batch [B, C, H, W] or [B, T, C, H, W], got " + str(images.ndim) + " dims"
             )
-        params = self._draw_batch(images.shape[0], images.shape[-2], images.shape[-1], images.device)
+        params = self._draw([images.shape[0]], images.shape[-2], images.shape[-1], images.device)
         return self.transform_batch(images, params)
 
     @torch.jit.unused
@@ -399,6 +396,10 @@ class AutoAugment(_AutoAugmentBase):
     """AutoAugment (Cubuk et al., 2018): one of the policy's 25 sub-policies per call, each two operations applied
     with their probability and magnitude bin (of 10), signed at random. Arguments as torchvision's."""
 
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.AUGMENT_POLICY
+
     __jit_ignored_attributes__ = _AutoAugmentBase.__jit_ignored_attributes__ + ["policy", "_policy_rows"]
 
     def __init__(
@@ -425,7 +426,7 @@ class AutoAugment(_AutoAugmentBase):
         space = [value for row in table for step in row for value in (step[0], step[2])]
         self._set_native_spec(0, 2, 0, space, [step[1] for row in table for step in row])
 
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+    def _draw_rows(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         u = uniform([batch_size, 5], self._rng(), device)
         policy = _randint(u[:, 0], self._num_policies)
         ops = device_copy(self._policy_ops, device)[policy]
@@ -450,6 +451,10 @@ class RandAugment(_AutoAugmentBase):
     """RandAugment (Cubuk et al., 2019): ``num_ops`` operations drawn uniformly (Identity among them), all at bin
     ``magnitude`` of ``num_magnitude_bins``, signed at random. Arguments as torchvision's."""
 
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.AUGMENT_POLICY
+
     def __init__(
         self,
         num_ops: int = 2,
@@ -473,7 +478,7 @@ class RandAugment(_AutoAugmentBase):
         self.num_magnitude_bins = num_magnitude_bins
         self._set_native_spec(1, num_ops, magnitude, self._space, [])
 
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+    def _draw_rows(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         u = uniform([batch_size, self.num_ops, 2], self._rng(), device)
         ops = self._space_on(device)[_randint(u[..., 0], len(self._space))]
         bins = torch.full_like(ops, self.magnitude)
@@ -496,6 +501,10 @@ class TrivialAugmentWide(_AutoAugmentBase):
     """TrivialAugment Wide (Müller and Hutter, 2021): one operation drawn uniformly (Identity among them) at a
     uniformly drawn bin of ``num_magnitude_bins``, signed at random. Arguments as torchvision's."""
 
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.AUGMENT_POLICY
+
     def __init__(
         self,
         num_magnitude_bins: int = 31,
@@ -508,7 +517,7 @@ class TrivialAugmentWide(_AutoAugmentBase):
         self.num_magnitude_bins = num_magnitude_bins
         self._set_native_spec(2, 1, 0, self._space, [])
 
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+    def _draw_rows(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         u = uniform([batch_size, 1, 3], self._rng(), device)
         ops = self._space_on(device)[_randint(u[..., 0], len(self._space))]
         bins = _randint(u[..., 1], self._num_bins)
@@ -535,6 +544,10 @@ class AugMix(_AutoAugmentBase):
     Deliberate difference: on a plain ``[N, C, H, W]`` tensor torchvision draws the mixing weights per leading row
     (the operations are shared); here one draw covers the sample (``forward_batch`` or ``BatchedImages`` give every
     row its own operations and weights)."""
+
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.AUGMENT_POLICY
 
     def __init__(
         self,
@@ -565,7 +578,7 @@ class AugMix(_AutoAugmentBase):
         self.all_ops = bool(all_ops)
         self._depth: int = chain_depth if chain_depth > 0 else 3
 
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+    def _draw_rows(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         generator = self._rng()
         chains, depth = self.mixture_width, self._depth
         u = uniform([batch_size, chains, depth, 3], generator, device)

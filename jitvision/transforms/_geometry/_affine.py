@@ -1,6 +1,6 @@
 """RandomAffine, RandomRotation, RandomPerspective and ElasticTransform.
 
-Parameters are tensors drawn with torch's RNG (one set per sample; ``_draw_batch`` draws B sets with a leading
+Parameters are tensors drawn with torch's RNG (one set per sample; ``_draw([B], ...)`` draws B sets with a leading
 batch dimension), and every tensor leaf is warped by the tensor-matrix kernels, so compiled random warps stay
 random without recompiling. PIL images (and leaf types registered by users) go through the functional with the
 drawn values read back as Python numbers (eager only).
@@ -20,7 +20,7 @@ import torch
 from ... import _native
 from ...tv_tensors import BoundingBoxes, Image, KeyPoints, Mask, Video, box_format_from, kind_of, wrap
 from .. import functional as F
-from .._random import draw_coins, uniform
+from .._random import as_drawn, draw_coins, row_count, uniform
 from .._transform import RandomApplyTransform, Transform
 from ..functional._blur import blur_with_sigma, gaussian_weights
 from ..functional._dispatch import call_custom_op, is_pure_tensor, is_tracing, unwrap
@@ -185,17 +185,6 @@ class _WarpTransform(Transform):
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return self._warp(inpt, params)
 
-    def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        # Every kernel takes parameters with a leading dim matching the rows of inpt.
-        return self._warp(inpt, params)
-
-
-def _squeeze_batch(params: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
-    out: Dict[str, torch.Tensor] = {}
-    for key, value in params.items():
-        out[key] = value[0]
-    return out
-
 
 def _uniform(low: float, high: float, u: torch.Tensor) -> torch.Tensor:
     return u * (high - low) + low
@@ -246,7 +235,10 @@ class RandomAffine(_WarpTransform):
         self.center = _setup_center(center, owner)
         self._center: Optional[List[float]] = self.center
 
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        batch_size = row_count(batch_shape)
         u = uniform([batch_size, 6], self._rng(), device)
         # The size-free columns (angle, scale, shear) in one multiply-add with float32 vectors of the ranges: the
         # bits of u * (high - low) + low per column, in 2 ops instead of 8 (columns 1-2 pass through as u).
@@ -256,10 +248,7 @@ class RandomAffine(_WarpTransform):
         v = u * spans + lows
         max_dx, max_dy = self._translate[0] * width, self._translate[1] * height
         translate = torch.stack([_uniform(-max_dx, max_dx, v[:, 1]), _uniform(-max_dy, max_dy, v[:, 2])], -1).round()
-        return {"angle": v[:, 0], "translate": translate, "scale": v[:, 3], "shear": v[:, 4:6]}
-
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return _squeeze_batch(self._draw_batch(1, height, width, device))
+        return as_drawn(batch_shape, {"angle": v[:, 0], "translate": translate, "scale": v[:, 3], "shear": v[:, 4:6]})
 
     @torch.jit.unused
     def _public_params(self, drawn: Dict[str, Any], flat_inputs: List[Any], height: int, width: int) -> Dict[str, Any]:
@@ -367,12 +356,12 @@ class RandomRotation(_WarpTransform):
         self.center = _setup_center(center, owner)
         self._center: Optional[List[float]] = self.center
 
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        batch_size = row_count(batch_shape)
         u = uniform([batch_size], self._rng(), device)
-        return {"angle": _uniform(self._degrees[0], self._degrees[1], u)}
-
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return _squeeze_batch(self._draw_batch(1, height, width, device))
+        return as_drawn(batch_shape, {"angle": _uniform(self._degrees[0], self._degrees[1], u)})
 
     def _matrix(self, angle: torch.Tensor, center: List[float], inverted: bool) -> torch.Tensor:
         zeros = torch.zeros(list(angle.shape) + [2], dtype=torch.float64, device=angle.device)
@@ -478,7 +467,10 @@ class RandomPerspective(RandomApplyTransform, _WarpTransform):
             raise ValueError(f"{owner}: distortion_scale value should be between 0 and 1, got {distortion_scale}")
         self.distortion_scale = float(distortion_scale)
 
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        batch_size = row_count(batch_shape)
         generator = self._rng()
         coin = draw_coins(self.p, [batch_size], generator, device)
         bound_h = int(self.distortion_scale * (height // 2)) + 1
@@ -495,10 +487,7 @@ class RandomPerspective(RandomApplyTransform, _WarpTransform):
         inward = torch.tensor([[1.0, 1.0], [-1.0, 1.0], [-1.0, -1.0], [1.0, -1.0]], dtype=torch.float64, device=device)
         endpoints = far + inward * offsets
         startpoints = far.expand(batch_size, 4, 2)
-        return {"apply": coin, "coefficients": perspective_coefficients(startpoints, endpoints)}
-
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return _squeeze_batch(self._draw_batch(1, height, width, device))
+        return as_drawn(batch_shape, {"apply": coin, "coefficients": perspective_coefficients(startpoints, endpoints)})
 
     def _apply(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return self._warp(inpt, params)
@@ -630,7 +619,10 @@ class ElasticTransform(_WarpTransform):
         self._alpha: List[float] = self.alpha
         self._sigma: List[float] = self.sigma
 
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        batch_size = row_count(batch_shape)
         for sigma in self._sigma:
             half = _odd_taps(sigma) // 2
             if sigma > 0.0 and (half >= height or half >= width):
@@ -656,11 +648,8 @@ class ElasticTransform(_WarpTransform):
         if self._sigma[1] > 0.0:
             dy = _blur(dy, _odd_taps(self._sigma[1]), self._sigma[0], self._sigma[1])
         dy = dy * self._alpha[1] / height
+        # One sample's field keeps torchvision's [1, H, W, 2] layout: the row is not taken out.
         return {"displacement": torch.cat([dx, dy], dim=1).permute(0, 2, 3, 1)}
-
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        # One sample's field keeps torchvision's [1, H, W, 2] layout.
-        return self._draw_batch(1, height, width, device)
 
     def _image(
         self, image: torch.Tensor, params: Dict[str, torch.Tensor], mode: str, fill: Optional[List[float]]
