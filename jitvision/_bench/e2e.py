@@ -47,12 +47,12 @@ WORKERS = 2
 BATCH = 64
 LOADER_IMAGES = 1280  # 20 batches of 64
 THREAD_IMAGES = 240
+CROP = 224
+LOADER_CONTROL = "control: the DataLoader alone (each sample a ready [3, 224, 224] float32 tensor)"
 # The outputs "look alike" when each channel's mean is within this of torchvision-PIL's, and the deviation within
 # this factor: wide enough for different random crops of the same photographs, narrow enough to catch a variant that
 # skips Normalize (means near 0.45, deviation near 0.25) or returns another layout.
 MEAN_TOLERANCE = 0.35
-CROP = 224
-LOADER_CONTROL = "control: the DataLoader alone (each sample a ready [3, 224, 224] float32 tensor)"
 STD_FACTOR = 1.5
 
 
@@ -269,7 +269,9 @@ def run(
     result: Dict[str, Any] = {"files": {"count": len(paths), "per_image": len(datas)}, "rows": rows}
     if LOADER_CONTROL in loaded:
         result["loader_control"] = loaded[LOADER_CONTROL]
-    if "threads" in parts and "jitvision-fused" in variants:
+    from .. import _native
+
+    if "threads" in parts and _native.AVAILABLE:  # the fast path decodes natively only
         result["threads"] = threads(datas, thread_images, rounds)
     return result
 
