@@ -1,4 +1,4 @@
-"""``python -m jitvision bench``: jitvision vs torchvision v2 vs albumentations (and kornia).
+"""``python -m jitvision bench``: jitvision against torchvision v2 and its peers (albumentations, kornia, DALI, ...).
 
 The jobs (one flag each; each job's runner is a module of ``jitvision._bench``):
 
@@ -15,8 +15,8 @@ The jobs (one flag each; each job's runner is a module of ``jitvision._bench``):
   pipelines, kornia (see ``jitvision._bench.batch``);
 - ``--augment``: timm-style training pipelines with TrivialAugmentWide / RandAugment against torchvision v2 and
   timm's PIL transform (see ``jitvision._bench.augment``).
-- ``--threads N``: the pipelines below on 1 and N Python threads in eager, scripted, compiled, AOTInductor and
-  onnxruntime, the time per call against torchvision's and whether the GIL is held (see
+- ``--threads N``: the classification pipelines on 1 and N Python threads in eager, scripted, compiled,
+  AOTInductor and onnxruntime, the time per call against torchvision's and whether the GIL is held (see
   ``jitvision._bench.threads``).
 - ``--e2e [DIR]``: from a JPEG file's bytes to the normalized training tensor, every decoder and library (PIL,
   torchvision.io, jitvision's fused decode, albumentations, AlbumentationsX, NVIDIA DALI on the CPU), per image on
