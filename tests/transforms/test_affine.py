@@ -18,7 +18,7 @@ from PIL import Image as PILImage
 import jitvision.transforms as T
 import jitvision.transforms.functional as F
 from jitvision import tv_tensors
-from jitvision.transforms._geometry._affine import _blur, _odd_taps
+from jitvision.transforms._geometry._elastic import _blur, _odd_taps
 from jitvision.transforms.functional._geometry._perspective import perspective_coefficients
 from tests.helpers import (
     assert_matches_oracle,
@@ -488,7 +488,7 @@ def test_eager_float_matrix_route_equals_the_tensor_matrix_route(seed):
     """RandomAffine/RandomRotation in eager build one sample's inverse matrix in Python floats
     (affine_matrix_values); compiled, scripted and batched calls build it from tensors (affine_matrix). Both must
     give the same pixels, for uint8 (native kernel) and float images, with and without a center."""
-    from jitvision.transforms.functional._geometry._affine import warp_affine_image
+    from jitvision.transforms.functional._geometry._affine_matrix import warp_affine_image
 
     rng = random.Random(seed)
     generator = torch.Generator().manual_seed(seed)

@@ -181,7 +181,7 @@ def test_eager_draw_equals_the_tensor_draw(name):
 
 
 def test_host_randint_rounds_as_float32():
-    from jitvision.transforms._auto_augment import _randint, _randint_host
+    from jitvision.transforms._auto_augment_policies import _randint, _randint_host
 
     for n in (7, 10, 13, 14, 25, 31):
         k = torch.arange(n, dtype=torch.float32)

@@ -72,13 +72,6 @@ from ._geometry._affine import (
     affine_keypoints,
     affine_mask,
     affine_video,
-    rotate,
-    rotate_bounding_boxes,
-    rotate_image,
-    rotate_image_pil,
-    rotate_keypoints,
-    rotate_mask,
-    rotate_video,
 )
 from ._geometry._crop import (
     center_crop,
@@ -170,6 +163,15 @@ from ._geometry._resized_crop import (
     resized_crop_keypoints,
     resized_crop_mask,
     resized_crop_video,
+)
+from ._geometry._rotate import (
+    rotate,
+    rotate_bounding_boxes,
+    rotate_image,
+    rotate_image_pil,
+    rotate_keypoints,
+    rotate_mask,
+    rotate_video,
 )
 from ._jpeg import jpeg, jpeg_image, jpeg_image_pil, jpeg_video
 from ._meta import (
