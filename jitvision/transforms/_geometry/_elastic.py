@@ -34,7 +34,7 @@ def _gaussian_taps(size: int, sigma: float, device: torch.device) -> torch.Tenso
 def _blur(field: torch.Tensor, size: int, sigma_x: float, sigma_y: float) -> torch.Tensor:
     """Gaussian blur of ``[B, 1, H, W]`` (reflect padding, ``size`` taps per axis), separable: torchvision's
     ``gaussian_blur(field, [size, size], [sigma_x, sigma_y])``. With both sigmas positive it is this package's
-    separable blur (shifted multiply-adds: ~3x faster than the two ``conv2d`` below, which remain for a zero
+    separable blur (shifted multiply-adds, cheaper than the two ``conv2d`` below, which remain for a zero
     sigma). Outside TorchScript it is the native op ``jitvision_native::gaussian_blur`` in eager, compile and export
     alike (the OpenCV route of eager ``gaussian_blur`` differs in the last bits, which moved some uint8 outputs of
     an exported program by one); TorchScript makes the op's ATen calls itself (the same values)."""

@@ -50,7 +50,7 @@ def call_custom_op(op: Callable[..., torch.Tensor], dense: torch.Tensor, *args: 
     then hands it a reinterpreted plain tensor, never the graph input itself. A graph input may be a tv_tensor,
     and AOT autograd's first-call check of custom ops (functorch config ``check_custom_op_aliasing``) rejects
     tensor subclasses ("all __torch_dispatch__ handlers returned NotImplemented"); inductor drops identity
-    views, so ``unwrap`` alone does not help. The same in eager (two views, ~1 us), so an op sees one layout."""
+    views, so ``unwrap`` alone does not help. The same in eager (two cheap views), so an op sees one layout."""
     return op(dense.unsqueeze(0), *args).squeeze(0)
 
 

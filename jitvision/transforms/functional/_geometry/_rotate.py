@@ -155,7 +155,7 @@ def _points_expanded_canvas(angle: float, center: List[float], canvas_size: List
     does for them (not as for images): the inverse matrix about the absolute ``center`` (its association of the
     translation terms), its corners in float32 with values within 1e-4 of an integer taken as that integer in
     eager/TorchScript, and in Python floats without that tolerance under dynamo (torchvision's compiled path).
-    Doubles with another association (what this was before) gave another canvas for ~9% of random angles."""
+    The association matters: doubles associated otherwise give another canvas for some angles."""
     rot = math.radians(-angle)
     cos, sin = math.cos(rot), math.sin(rot)
     cx, cy = center[0], center[1]

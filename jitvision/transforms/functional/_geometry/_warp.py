@@ -258,8 +258,8 @@ def sample_grid(
 
 # The native uint8 bilinear warps' interior blend: False (the default) keeps torchvision's float32 arithmetic, bit for
 # bit (what TorchScript, ONNX and the pure-PyTorch fallback compute with grid_sample, so every mode gives the same
-# pixels); True blends interior pixels in fixed point (csrc/warp.cpp fixed_blend: ~10-15% faster kernel, within one
-# level of torchvision with 0.1-0.2% of the values off by one), and eager/compiled outputs then differ from
+# pixels); True blends interior pixels in fixed point (csrc/warp.cpp fixed_blend: a faster kernel, within one
+# level of torchvision with a small share of the values off by one), and eager/compiled outputs then differ from
 # TorchScript/ONNX outputs by those values. Read at call time (eager and tracing), so it can be set at runtime.
 FIXED_POINT_BLEND = False
 

@@ -96,8 +96,8 @@ def affine_matrix_values(
     inverted: bool,
 ) -> List[float]:
     """``affine_matrix`` of Python numbers as 6 floats (row by row): the same formulas in float64, without a
-    tensor op (the eager image path: ~2 us instead of ~100-300 us of small tensor ops). ``math``'s cos/sin/tan may
-    differ from torch's in the last float64 bit, far below the float32 the warp uses."""
+    tensor op (the eager image path: a few float operations instead of dozens of small tensor ops). ``math``'s
+    cos/sin/tan may differ from torch's in the last float64 bit, far below the float32 the warp uses."""
     rot = angle * _DEG
     shear_x, shear_y = shear[0] * _DEG, shear[1] * _DEG
     cx, cy = center[0], center[1]
