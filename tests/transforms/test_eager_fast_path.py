@@ -1,5 +1,6 @@
-"""The eager fast path of one plain tensor (``Transform._eager_plain``): the same output and the same RNG stream as
-the generic path (draw tensor parameters, then ``transform``), and not taken where it must not be."""
+"""The eager fast path of one plain tensor (``t(tensor)`` outside torch.compile/jit.trace, without hooks): the same
+output and the same RNG stream as the generic path (torchvision's contract: ``make_params``, then ``transform``), and
+not taken where it must not be."""
 
 import pytest
 import torch
@@ -57,7 +58,7 @@ def test_fast_path_equals_generic_path(make, dtype):
         fast = transform(image)
         after_fast = torch.rand(4)
         torch.manual_seed(seed)
-        generic = transform.transform(image, transform._plain_params(image))
+        generic = transform.transform(image, transform.make_params([image]))
         after_generic = torch.rand(4)
         assert torch.equal(fast, generic), seed
         assert torch.equal(after_fast, after_generic), f"{seed}: the fast path drew differently"
@@ -67,7 +68,7 @@ def test_fast_path_honours_a_generator_and_a_custom_make_params():
     image = torch.randint(0, 256, (3, 40, 40), dtype=torch.uint8)
     a = T.RandomCrop(10, generator=torch.Generator().manual_seed(5))
     b = T.RandomCrop(10, generator=torch.Generator().manual_seed(5))
-    assert all(torch.equal(a(image), b.transform(image, b._plain_params(image))) for _ in range(10))
+    assert all(torch.equal(a(image), b.transform(image, b.make_params([image]))) for _ in range(10))
 
     class Fixed(T.RandomHorizontalFlip):
         def make_params(self, flat_inputs):
@@ -94,7 +95,7 @@ def test_native_fast_path_on_a_generator_and_other_shapes(make, shape):
     global_next = torch.rand(3)
     torch.manual_seed(0)
     for step in range(12):
-        assert torch.equal(fast(image), generic.transform(image, generic._plain_params(image))), step
+        assert torch.equal(fast(image), generic.transform(image, generic.make_params([image]))), step
     assert torch.equal(torch.rand(3), global_next), "the global RNG was drawn from"
 
 
@@ -108,7 +109,7 @@ def test_fast_path_on_a_non_contiguous_and_a_batched_input(make):
             torch.manual_seed(seed)
             fast = transform(image)
             torch.manual_seed(seed)
-            generic = transform.transform(image, transform._plain_params(image))
+            generic = transform.transform(image, transform.make_params([image]))
             assert torch.equal(fast, generic), seed
 
 
