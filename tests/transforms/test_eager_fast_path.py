@@ -1,11 +1,13 @@
 """The eager fast path of one plain tensor (``t(tensor)`` outside torch.compile/jit.trace, without hooks): the same
-output and the same RNG stream as the generic path (torchvision's contract: ``make_params``, then ``transform``), and
-not taken where it must not be."""
+output and the same RNG stream as the generic path (the same call on an ``Image``, which goes through
+``nn.Module.__call__``, ``forward`` and the per-leaf ``transform``; or torchvision's ``make_params`` then
+``transform``), and not taken where it must not be."""
 
 import pytest
 import torch
 
 import jitvision.transforms as T
+from jitvision import tv_tensors
 
 CASES = [
     lambda: T.RandomCrop(20),
@@ -46,6 +48,13 @@ CASES = [
 ]
 
 
+def _generic(transform, image):
+    """``transform(image)`` the generic way: on an Image (a tv_tensor never takes the plain-tensor fast path)."""
+    out = transform(tv_tensors.Image(image))
+    assert type(out) is tv_tensors.Image
+    return out.as_subclass(torch.Tensor)
+
+
 @pytest.mark.parametrize("make", CASES)
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.float32])
 def test_fast_path_equals_generic_path(make, dtype):
@@ -58,7 +67,7 @@ def test_fast_path_equals_generic_path(make, dtype):
         fast = transform(image)
         after_fast = torch.rand(4)
         torch.manual_seed(seed)
-        generic = transform.transform(image, transform.make_params([image]))
+        generic = _generic(transform, image)
         after_generic = torch.rand(4)
         assert torch.equal(fast, generic), seed
         assert torch.equal(after_fast, after_generic), f"{seed}: the fast path drew differently"
@@ -109,7 +118,7 @@ def test_fast_path_on_a_non_contiguous_and_a_batched_input(make):
             torch.manual_seed(seed)
             fast = transform(image)
             torch.manual_seed(seed)
-            generic = transform.transform(image, transform.make_params([image]))
+            generic = _generic(transform, image)
             assert torch.equal(fast, generic), seed
 
 

@@ -131,7 +131,8 @@ class RandomCrop(PaddingTransform):
 
     @torch.jit.unused
     def _draw_eager(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        # The same draw and float64 arithmetic as _offsets on Python floats (a dozen tiny tensor ops cost ~10x more).
+        # The same draw and float64 arithmetic as _offsets on Python floats (a dozen tiny tensor ops cost more than
+        # the crop itself on a small image).
         plan = self._plan(height, width)
         dtype = torch.float32 if device.type == "mps" else torch.float64
         u_top, u_left = uniform([2], self._rng(), device, dtype).tolist()
