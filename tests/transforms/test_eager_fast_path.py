@@ -1,13 +1,12 @@
 """The eager fast path of one plain tensor (``t(tensor)`` outside torch.compile/jit.trace, without hooks): the same
-output and the same RNG stream as the generic path (the same call on an ``Image``, which goes through
-``nn.Module.__call__``, ``forward`` and the per-leaf ``transform``; or torchvision's ``make_params`` then
+output and the same RNG stream as the generic path (the same call with a module hook registered, which takes
+``nn.Module.__call__``, ``forward`` and the per-leaf draw and ``transform``; or torchvision's ``make_params`` then
 ``transform``), and not taken where it must not be."""
 
 import pytest
 import torch
 
 import jitvision.transforms as T
-from jitvision import tv_tensors
 
 CASES = [
     lambda: T.RandomCrop(20),
@@ -49,10 +48,15 @@ CASES = [
 
 
 def _generic(transform, image):
-    """``transform(image)`` the generic way: on an Image (a tv_tensor never takes the plain-tensor fast path)."""
-    out = transform(tv_tensors.Image(image))
-    assert type(out) is tv_tensors.Image
-    return out.as_subclass(torch.Tensor)
+    """``transform(image)`` the generic way: a module with hooks never takes the fast path (the hooks must run)."""
+    calls = []
+    handle = transform.register_forward_pre_hook(lambda module, args: calls.append(1))
+    try:
+        out = transform(image)
+    finally:
+        handle.remove()
+    assert calls == [1]
+    return out
 
 
 @pytest.mark.parametrize("make", CASES)
