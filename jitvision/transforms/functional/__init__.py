@@ -1,8 +1,6 @@
 """Functionals (dispatch on the input's type) and their kernels: the drop-in for
 ``torchvision.transforms.v2.functional``."""
 
-import typing as _typing
-
 from . import _utils  # noqa: F401  (torchvision.transforms.v2.functional._utils, for code that reaches into it)
 from ._blur import gaussian_blur, gaussian_blur_image, gaussian_blur_image_pil, gaussian_blur_video
 from ._color._adjust import (
@@ -62,7 +60,8 @@ from ._color._pointwise import (
 )
 from ._deprecated import get_image_size, to_tensor
 from ._dispatch import is_pure_tensor
-from ._dispatch import register_user_kernel as _register_user_kernel
+from ._dispatch import publish_functionals as _publish_functionals
+from ._dispatch import register_user_kernel as register_kernel
 from ._erase import erase, erase_image, erase_image_pil, erase_video
 from ._geometry._affine import (
     affine,
@@ -210,12 +209,5 @@ from ._size import (
 from ._temporal import uniform_temporal_subsample, uniform_temporal_subsample_video
 from ._type_conversion import pil_to_tensor, to_image, to_pil_image, to_pure_tensor
 
-
-def register_kernel(
-    functional: _typing.Any, tv_tensor_cls: type
-) -> _typing.Callable[[_typing.Callable[..., _typing.Any]], _typing.Callable[..., _typing.Any]]:
-    """Decorator: run the decorated kernel when ``functional`` (one of this module's functionals, or its name, e.g.
-    ``"resize"``) gets an input of the user's own tv_tensor class ``tv_tensor_cls`` (torchvision's contract; the
-    checks and error messages are ``_dispatch.register_user_kernel``'s). Defined here because it checks
-    ``functional`` against this module's namespace."""
-    return _register_user_kernel(functional, tv_tensor_cls, globals())
+# register_kernel checks a functional against this namespace; _dispatch cannot import this package (it imports it)
+_publish_functionals(globals())

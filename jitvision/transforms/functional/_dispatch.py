@@ -7,7 +7,7 @@ same name). Kernels registered with ``tv_tensor_wrapper=True`` see a plain tenso
 wrapped back into the input's type, so they stay pure tensor functions that dynamo traces into one graph.
 
 ``register_kernel`` here is the internal registration (built-in kinds, PIL images, optional wrapping);
-``functional.register_kernel`` calls ``register_user_kernel``, torchvision's public contract for users' own
+``functional.register_kernel`` is ``register_user_kernel``, torchvision's public contract for users' own
 tv_tensor types.
 """
 
@@ -104,13 +104,19 @@ def _tv_tensor_bases() -> tuple:
     return (TVTensor,) if theirs is None else (TVTensor, theirs.TVTensor)
 
 
-def register_user_kernel(functional: Any, tv_tensor_cls: type, namespace: Dict[str, Any]) -> Callable[[Kernel], Kernel]:
+# The public functional namespace (``jitvision.transforms.functional``'s globals), handed over by the package once
+# every functional is imported: the package imports this module, so this module cannot import the package back.
+_PUBLIC_FUNCTIONALS: Dict[str, Any] = {}
+
+
+def publish_functionals(namespace: Dict[str, Any]) -> None:
+    """Record the public functional namespace that ``register_user_kernel`` checks functionals against."""
+    _PUBLIC_FUNCTIONALS.update(namespace)
+
+
+def register_user_kernel(functional: Any, tv_tensor_cls: type) -> Callable[[Kernel], Kernel]:
     """Decorator: run the decorated kernel when ``functional`` (a functional of ``jitvision.transforms.functional``
     or its name, e.g. ``"resize"``) gets an input of the user's own tv_tensor class ``tv_tensor_cls``.
-
-    ``namespace`` is the public functional namespace (the package's ``globals()``, which its ``register_kernel``
-    passes): the package imports this module, so this module takes the namespace as an argument rather than
-    importing the package back.
 
     torchvision's contract: the kernel receives the tv_tensor itself and whatever it returns is the functional's
     result (wrap it with ``tv_tensors.wrap(out, like=inpt)`` to keep the type). Refused with a ValueError, as in
@@ -118,13 +124,13 @@ def register_user_kernel(functional: Any, tv_tensor_cls: type, namespace: Dict[s
     (Image, Video, Mask, BoundingBoxes, KeyPoints: their kernels are the library's own), a second kernel for the
     same functional and class, and a functional that is not one of ours."""
     if isinstance(functional, str):
-        found = namespace.get(functional)
+        found = _PUBLIC_FUNCTIONALS.get(functional)
         if found is None or not callable(found) or isinstance(found, type):
             raise ValueError(
                 f"register_kernel: Could not find functional with name {functional!r} in jitvision's functionals"
             )
         functional = found
-    if not callable(functional) or not any(functional is value for value in namespace.values()):
+    if not callable(functional) or not any(functional is value for value in _PUBLIC_FUNCTIONALS.values()):
         raise ValueError(
             f"register_kernel: Kernels can only be registered on functionals of jitvision.transforms.functional, "
             f"got {functional!r}"
