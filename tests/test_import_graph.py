@@ -9,7 +9,7 @@ edges are left out, since every submodule would otherwise "import" its own packa
 Imports inside functions count as much as module-level ones. A function-level import is the usual way to get
 past the ``ImportError`` of a cycle at import time, but the two modules still need each other: neither can be
 understood, tested or moved without the other, which is what this test is about. Imports under
-``if TYPE_CHECKING:`` count too (none exist today; a cycle that only type hints need is still a cycle to read).
+``if TYPE_CHECKING:`` count too: a cycle that only type hints need is still a cycle to read.
 
 ``ALLOWED`` lists the edges that may close a cycle. The graph without them must be acyclic, and every allowed edge
 must still exist (a fixed cycle leaves no stale entry behind).
