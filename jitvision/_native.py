@@ -47,7 +47,7 @@ static output shape) and callable from TorchScript as ``torch.ops.jitvision_nati
   ``AUGMENT`` says whether the library has it).
 - ``augment_random_u8(image, kind, num_ops, magnitude, space, table, translate, probs, mode, fill=None,
   rows=False, generator=None)``: AutoAugment's, RandAugment's or TrivialAugmentWide's draw inside (the Python
-  ``_draw_batch``'s uniforms and arithmetic, bit for bit, on ``generator`` or the global RNG; one draw, or one per
+  ``_draw``'s uniforms and arithmetic, bit for bit, on ``generator`` or the global RNG; one draw, or one per
   leading row with ``rows``), then ``augment_step_u8``; returns ``(output, ops, magnitudes)``. Tagged
   ``nondeterministic_seeded``: a compiled policy call is this one node (``AUGMENT_RANDOM``).
 - ``crop_copy(image, top, left, height, width)``, ``random_crop(image, size, generator=None)`` (RandomCrop's

@@ -13,7 +13,7 @@ A uint8 CPU image (native library built) skips the per-step formulations: all of
 chain) are one ``jitvision_native::augment_step_u8`` call with the drawn ops and magnitudes as tensor inputs, in eager,
 under torch.compile and under torch.export (a C++ node: AOTInductor and C++ programs run it). Calling AutoAugment,
 RandAugment or TrivialAugmentWide on one plain uint8 CPU tensor (or ``forward_batch`` on a plain batch) goes further:
-``jitvision_native::augment_random_u8`` draws inside (``_draw_batch``'s draw, bit for bit, on the same generator) and
+``jitvision_native::augment_random_u8`` draws inside (``_draw_rows``' draw, bit for bit, on the same generator) and
 applies the steps, so eager code makes one native call and a compiled call is that one graph node (no inductor random
 kernel; ``Transform._traced_plain``). ``_draw``/``transform`` (tv_tensors, samples, custom ``make_params``) keep the
 Python draw.
@@ -40,7 +40,7 @@ from ._augment_ops import (
     magnitude_row,
 )
 from ._geometry._pad import fill_for, scripted_fill, setup_fill
-from ._random import switch
+from ._random import as_drawn, row_count, switch
 from ._transform import Transform
 from ._utils import is_image_like
 from .functional._color._utils import check_image
@@ -55,13 +55,6 @@ from .functional._dispatch import (
 )
 from .functional._geometry._interpolation import InterpolationMode, check_interpolation
 from .functional._geometry._warp import fill_as_list, grid_mode
-
-
-def _first_row(params: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
-    out: Dict[str, torch.Tensor] = {}
-    for key, value in params.items():
-        out[key] = value[0]
-    return out
 
 
 class _AutoAugmentBase(Transform):
@@ -151,14 +144,20 @@ class _AutoAugmentBase(Transform):
         negative = (sign_u <= 0.5) & device_copy(self._signed, device)[ops]
         return torch.where(negative, -magnitude, magnitude)
 
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        if not torch.jit.is_scripting() and device.type == "cpu" and not is_tracing():
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        if len(batch_shape) == 0 and not torch.jit.is_scripting() and device.type == "cpu" and not is_tracing():
             params = self._draw_eager(height, width)
             if params is not None:
                 return params
-        return _first_row(self._draw_batch(1, height, width, device))
+        return as_drawn(batch_shape, self._draw_rows(row_count(batch_shape), height, width, device))
 
-    # The eager draw of one sample: the same uniforms as ``_draw_batch`` (one torch.rand on the same generator),
+    def _draw_rows(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+        """The policy's draw for ``batch_size`` samples, one row each (each policy implements it)."""
+        raise NotImplementedError(type(self).__name__)
+
+    # The eager draw of one sample: the same uniforms as ``_draw_rows`` (one torch.rand on the same generator),
     # read on the host and turned into ops and magnitudes with Python numbers (float32 products emulated), so the
     # parameters are identical, without ~20 small tensor ops (table lookups, wheres) per call.
 
@@ -179,7 +178,7 @@ class _AutoAugmentBase(Transform):
 
     @torch.jit.unused
     def _eager_choices(self, height: int, width: int) -> Optional[Any]:
-        """``(ops, bins, sign uniforms)`` as Python lists for one sample, or None (use ``_draw_batch``)."""
+        """``(ops, bins, sign uniforms)`` as Python lists for one sample, or None (use ``_draw_rows``)."""
         return None
 
     @torch.jit.unused
@@ -205,9 +204,6 @@ class _AutoAugmentBase(Transform):
         if torch.jit.is_scripting() or is_pure_tensor(inpt):
             return self._augment(inpt, params, self._script_fill)
         return self._augment_leaf(inpt, params)
-
-    def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        return self.transform(inpt, params)
 
     def _augment(
         self, image: torch.Tensor, params: Dict[str, torch.Tensor], fill: Optional[List[float]]
@@ -235,7 +231,7 @@ class _AutoAugmentBase(Transform):
 
     @torch.jit.unused
     def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
-        # A uint8 CPU image: the draw and all the steps in one native call (the draw of _draw_batch, bit for bit, on
+        # A uint8 CPU image: the draw and all the steps in one native call (the draw of _draw_rows, bit for bit, on
         # the same generator), in eager code and, through _traced_plain, as the one node of a compiled/exported
         # graph (no inductor random kernel, the draw live in the op).
         if self._native_spec is None or not self._native_applies(image):
@@ -246,7 +242,7 @@ class _AutoAugmentBase(Transform):
     @torch.jit.export
     def forward_batch(self, images: torch.Tensor) -> torch.Tensor:
         """``Transform.forward_batch`` (per-sample draws on a plain ``[B, ...]`` batch); on a uint8 CPU batch, one
-        ``augment_random_u8`` call drawing each row's own operations (as ``_draw_batch``) in eager and traced code."""
+        ``augment_random_u8`` call drawing each row's own operations (as ``_draw_rows``) in eager and traced code."""
         if not torch.jit.is_scripting():
             if self._native_spec is not None and images.ndim >= 4 and self._native_applies(images):
                 check_image(images, self._name, [1, 3])
@@ -255,7 +251,7 @@ class _AutoAugmentBase(Transform):
             raise ValueError(
                 "forward_batch: expected a batch [B, C, H, W] or [B, T, C, H, W], got " + str(images.ndim) + " dims"
             )
-        params = self._draw_batch(images.shape[0], images.shape[-2], images.shape[-1], images.device)
+        params = self._draw([images.shape[0]], images.shape[-2], images.shape[-1], images.device)
         return self.transform_batch(images, params)
 
     @torch.jit.unused

@@ -9,6 +9,7 @@ from typing import Any, Dict, List, Optional, Union
 import PIL.Image
 import torch
 
+from . import _stages
 from . import functional as F
 from ._augment_ops import (
     parse_policy,
@@ -69,6 +70,10 @@ class AutoAugment(_AutoAugmentBase):
     """AutoAugment (Cubuk et al., 2018): one of the policy's 25 sub-policies per call, each two operations applied
     with their probability and magnitude bin (of 10), signed at random. Arguments as torchvision's."""
 
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.AUGMENT_POLICY
+
     __jit_ignored_attributes__ = _AutoAugmentBase.__jit_ignored_attributes__ + ["policy", "_policy_rows"]
 
     def __init__(
@@ -95,7 +100,7 @@ class AutoAugment(_AutoAugmentBase):
         space = [value for row in table for step in row for value in (step[0], step[2])]
         self._set_native_spec(0, 2, 0, space, [step[1] for row in table for step in row])
 
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+    def _draw_rows(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         u = uniform([batch_size, 5], self._rng(), device)
         policy = _randint(u[:, 0], self._num_policies)
         ops = device_copy(self._policy_ops, device)[policy]
@@ -120,6 +125,10 @@ class RandAugment(_AutoAugmentBase):
     """RandAugment (Cubuk et al., 2019): ``num_ops`` operations drawn uniformly (Identity among them), all at bin
     ``magnitude`` of ``num_magnitude_bins``, signed at random. Arguments as torchvision's."""
 
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.AUGMENT_POLICY
+
     def __init__(
         self,
         num_ops: int = 2,
@@ -143,7 +152,7 @@ class RandAugment(_AutoAugmentBase):
         self.num_magnitude_bins = num_magnitude_bins
         self._set_native_spec(1, num_ops, magnitude, self._space, [])
 
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+    def _draw_rows(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         u = uniform([batch_size, self.num_ops, 2], self._rng(), device)
         ops = self._space_on(device)[_randint(u[..., 0], len(self._space))]
         bins = torch.full_like(ops, self.magnitude)
@@ -166,6 +175,10 @@ class TrivialAugmentWide(_AutoAugmentBase):
     """TrivialAugment Wide (Müller and Hutter, 2021): one operation drawn uniformly (Identity among them) at a
     uniformly drawn bin of ``num_magnitude_bins``, signed at random. Arguments as torchvision's."""
 
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.AUGMENT_POLICY
+
     def __init__(
         self,
         num_magnitude_bins: int = 31,
@@ -178,7 +191,7 @@ class TrivialAugmentWide(_AutoAugmentBase):
         self.num_magnitude_bins = num_magnitude_bins
         self._set_native_spec(2, 1, 0, self._space, [])
 
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+    def _draw_rows(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         u = uniform([batch_size, 1, 3], self._rng(), device)
         ops = self._space_on(device)[_randint(u[..., 0], len(self._space))]
         bins = _randint(u[..., 1], self._num_bins)
@@ -205,6 +218,10 @@ class AugMix(_AutoAugmentBase):
     Deliberate difference: on a plain ``[N, C, H, W]`` tensor torchvision draws the mixing weights per leading row
     (the operations are shared); here one draw covers the sample (``forward_batch`` or ``BatchedImages`` give every
     row its own operations and weights)."""
+
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.AUGMENT_POLICY
 
     def __init__(
         self,
@@ -235,7 +252,7 @@ class AugMix(_AutoAugmentBase):
         self.all_ops = bool(all_ops)
         self._depth: int = chain_depth if chain_depth > 0 else 3
 
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+    def _draw_rows(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         generator = self._rng()
         chains, depth = self.mixture_width, self._depth
         u = uniform([batch_size, chains, depth, 3], generator, device)

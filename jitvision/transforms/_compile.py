@@ -38,7 +38,13 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Set
 import torch
 from torch import fx, nn
 
-from ._transform import GUARD_TOKEN, Transform
+# The attribute ``Transform.__setattr__`` keeps a transform's token under (``_transform`` imports this module for
+# ``Transform.compile``, so a transform is recognised here by its token, not by its class).
+GUARD_TOKEN = "_guard_token"
+
+
+def _is_transform(value: Any) -> bool:
+    return isinstance(value, nn.Module) and GUARD_TOKEN in value.__dict__
 
 _KEEP_TYPES = frozenset(
     {
@@ -113,7 +119,7 @@ def _keep(entry: Any, values: Dict[str, Any], tokened: Set[str]) -> bool:
     if owner is None:
         return True
     owner_name = _name(chain[owner])
-    if not isinstance(values.get(owner_name, None), Transform) or owner_name not in tokened:
+    if not _is_transform(values.get(owner_name, None)) or owner_name not in tokened:
         return True  # a ModuleList, a user's nn.Module, a transform whose token the trace did not read
     between = chain[:owner]
     if any(type(link).__name__ in ("TypeSource", "TypeMROSource", "TypeDictSource") for link in between):

@@ -64,11 +64,10 @@ class GaussianBlur(Transform):
             )
         self.sigma: List[float] = [float(sigma[0]), float(sigma[1])]
 
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return {"sigma": self._sigmas([], device)}
-
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return {"sigma": self._sigmas([batch_size], device)}
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        return {"sigma": self._sigmas(batch_shape, device)}
 
     def _sigmas(self, shape: List[int], device: torch.device) -> torch.Tensor:
         low, high = self.sigma[0], self.sigma[1]

@@ -6,7 +6,7 @@ import torch
 
 from ...tv_tensors import box_format_from
 from .. import functional as F
-from .._random import uniform
+from .._random import as_drawn, row_count, uniform
 from ..functional._dispatch import is_tracing
 from ..functional._geometry._affine_matrix import (
     affine_bounding_boxes_matrix,
@@ -17,7 +17,7 @@ from ..functional._geometry._affine_matrix import (
 from ..functional._geometry._interpolation import InterpolationMode
 from ..functional._geometry._warp_matrix import affine_matrix, affine_matrix_values, eager_values
 from ..functional._meta import get_canvas_size
-from ._warp_base import _setup_center, _setup_range, _setup_sequence, _squeeze_batch, _uniform, _WarpTransform
+from ._warp_base import _setup_center, _setup_range, _setup_sequence, _uniform, _WarpTransform
 
 # ---- RandomAffine ---------------------------------------------------------------------------------------------
 
@@ -64,7 +64,10 @@ class RandomAffine(_WarpTransform):
         self.center = _setup_center(center, owner)
         self._center: Optional[List[float]] = self.center
 
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        batch_size = row_count(batch_shape)
         u = uniform([batch_size, 6], self._rng(), device)
         # The size-free columns (angle, scale, shear) in one multiply-add with float32 vectors of the ranges: the
         # bits of u * (high - low) + low per column, in 2 ops instead of 8 (columns 1-2 pass through as u).
@@ -74,10 +77,7 @@ class RandomAffine(_WarpTransform):
         v = u * spans + lows
         max_dx, max_dy = self._translate[0] * width, self._translate[1] * height
         translate = torch.stack([_uniform(-max_dx, max_dx, v[:, 1]), _uniform(-max_dy, max_dy, v[:, 2])], -1).round()
-        return {"angle": v[:, 0], "translate": translate, "scale": v[:, 3], "shear": v[:, 4:6]}
-
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return _squeeze_batch(self._draw_batch(1, height, width, device))
+        return as_drawn(batch_shape, {"angle": v[:, 0], "translate": translate, "scale": v[:, 3], "shear": v[:, 4:6]})
 
     @torch.jit.unused
     def _public_params(self, drawn: Dict[str, Any], flat_inputs: List[Any], height: int, width: int) -> Dict[str, Any]:

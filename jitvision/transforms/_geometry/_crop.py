@@ -7,6 +7,7 @@ import torch
 
 from ... import _native
 from ..._eager_ops import entry
+from .. import _stages
 from .. import functional as F
 from .._random import draws_on_host, uniform
 from .._transform import Transform
@@ -41,6 +42,10 @@ class CenterCrop(Transform):
     Called eagerly on one plain contiguous CPU tensor (the fast path), the output is a contiguous copy rather
     than a view of the input as in torchvision (the same values; one native row copy).
     """
+
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.CENTER_CROP
 
     _functional = staticmethod(F.center_crop)
 
@@ -80,6 +85,10 @@ class RandomCrop(PaddingTransform):
     one native call (``jitvision_native::random_crop``: the same draw on the same generator) and the output is a
     contiguous copy rather than a view of the input as in torchvision (the same values).
     """
+
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.RANDOM_CROP
 
     _functional = staticmethod(F.crop)
     padding: Optional[List[int]]
@@ -123,11 +132,13 @@ class RandomCrop(PaddingTransform):
             )
         return [left, top, right, bottom, padded_height, padded_width]
 
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        if not torch.jit.is_scripting():
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        if len(batch_shape) == 0 and not torch.jit.is_scripting():
             if draws_on_host(device):
                 return self._draw_eager(height, width, device)
-        return {"top_left": self._offsets([], height, width, device)}
+        return {"top_left": self._offsets(batch_shape, height, width, device)}
 
     @torch.jit.unused
     def _draw_eager(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
@@ -151,7 +162,7 @@ class RandomCrop(PaddingTransform):
             shape = image.shape
             room_height, room_width = shape[-2] - size[0], shape[-1] - size[1]
             if room_height >= 0 and room_width >= 0 and (room_height or room_width):
-                return _RANDOM_CROP(image, size, self._fast_rng())
+                return _RANDOM_CROP(image, size, self._rng())
         plan = self._plan(image.shape[-2], image.shape[-1])
         if plan[0] != 0 or plan[1] != 0 or plan[2] != 0 or plan[3] != 0:
             return None
@@ -166,9 +177,6 @@ class RandomCrop(PaddingTransform):
         if room_height == 0 and room_width == 0:
             return image  # what transform returns when the crop is the whole input
         return image[..., top : top + crop_height, left : left + crop_width]
-
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return {"top_left": self._offsets([batch_size], height, width, device)}
 
     def _offsets(self, batch_shape: List[int], height: int, width: int, device: torch.device) -> torch.Tensor:
         """int64 ``[*batch_shape, 2]`` crop offsets (top, left), uniform over the in-bounds ones."""

@@ -10,7 +10,7 @@ import torch
 from ... import _native
 from ...tv_tensors import box_format_from
 from .. import functional as F
-from .._random import uniform
+from .._random import row_count, uniform
 from ..functional._blur import blur_with_sigma, gaussian_weights
 from ..functional._dispatch import call_custom_op
 from ..functional._geometry._elastic import (
@@ -122,7 +122,10 @@ class ElasticTransform(_WarpTransform):
         self._alpha: List[float] = self.alpha
         self._sigma: List[float] = self.sigma
 
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        batch_size = row_count(batch_shape)
         for sigma in self._sigma:
             half = _odd_taps(sigma) // 2
             if sigma > 0.0 and (half >= height or half >= width):
@@ -148,11 +151,8 @@ class ElasticTransform(_WarpTransform):
         if self._sigma[1] > 0.0:
             dy = _blur(dy, _odd_taps(self._sigma[1]), self._sigma[0], self._sigma[1])
         dy = dy * self._alpha[1] / height
+        # One sample's field keeps torchvision's [1, H, W, 2] layout: the row is not taken out.
         return {"displacement": torch.cat([dx, dy], dim=1).permute(0, 2, 3, 1)}
-
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        # One sample's field keeps torchvision's [1, H, W, 2] layout.
-        return self._draw_batch(1, height, width, device)
 
     def _image(
         self, image: torch.Tensor, params: Dict[str, torch.Tensor], mode: str, fill: Optional[List[float]]

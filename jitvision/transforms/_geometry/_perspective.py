@@ -8,7 +8,7 @@ import torch
 
 from ...tv_tensors import box_format_from
 from .. import functional as F
-from .._random import draw_coins, uniform
+from .._random import as_drawn, draw_coins, row_count, uniform
 from .._transform import RandomApplyTransform
 from ..functional._geometry._interpolation import InterpolationMode
 from ..functional._geometry._perspective import (
@@ -18,7 +18,7 @@ from ..functional._geometry._perspective import (
     warp_perspective_image,
 )
 from ..functional._meta import get_canvas_size
-from ._warp_base import _squeeze_batch, _WarpTransform
+from ._warp_base import _WarpTransform
 
 # ---- RandomPerspective ----------------------------------------------------------------------------------------
 
@@ -49,7 +49,10 @@ class RandomPerspective(RandomApplyTransform, _WarpTransform):
             raise ValueError(f"{owner}: distortion_scale value should be between 0 and 1, got {distortion_scale}")
         self.distortion_scale = float(distortion_scale)
 
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        batch_size = row_count(batch_shape)
         generator = self._rng()
         coin = draw_coins(self.p, [batch_size], generator, device)
         bound_h = int(self.distortion_scale * (height // 2)) + 1
@@ -66,10 +69,7 @@ class RandomPerspective(RandomApplyTransform, _WarpTransform):
         inward = torch.tensor([[1.0, 1.0], [-1.0, 1.0], [-1.0, -1.0], [1.0, -1.0]], dtype=torch.float64, device=device)
         endpoints = far + inward * offsets
         startpoints = far.expand(batch_size, 4, 2)
-        return {"apply": coin, "coefficients": perspective_coefficients(startpoints, endpoints)}
-
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return _squeeze_batch(self._draw_batch(1, height, width, device))
+        return as_drawn(batch_shape, {"apply": coin, "coefficients": perspective_coefficients(startpoints, endpoints)})
 
     def _apply(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return self._warp(inpt, params)

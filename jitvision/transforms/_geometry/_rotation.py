@@ -12,7 +12,7 @@ import torch
 
 from ...tv_tensors import box_format_from
 from .. import functional as F
-from .._random import uniform
+from .._random import as_drawn, row_count, uniform
 from ..functional._dispatch import is_tracing
 from ..functional._geometry._affine_matrix import (
     affine_bounding_boxes_matrix,
@@ -26,7 +26,7 @@ from ..functional._geometry._warp_matrix import affine_matrix, affine_matrix_val
 from ..functional._meta import get_canvas_size
 from ._pad import fill_for
 from ._rotate_expand import traced_expanded
-from ._warp_base import _leaf_kind, _setup_center, _setup_range, _squeeze_batch, _uniform, _WarpTransform
+from ._warp_base import _leaf_kind, _setup_center, _setup_range, _uniform, _WarpTransform
 
 # ---- RandomRotation -------------------------------------------------------------------------------------------
 
@@ -57,12 +57,12 @@ class RandomRotation(_WarpTransform):
         self.center = _setup_center(center, owner)
         self._center: Optional[List[float]] = self.center
 
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        batch_size = row_count(batch_shape)
         u = uniform([batch_size], self._rng(), device)
-        return {"angle": _uniform(self._degrees[0], self._degrees[1], u)}
-
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return _squeeze_batch(self._draw_batch(1, height, width, device))
+        return as_drawn(batch_shape, {"angle": _uniform(self._degrees[0], self._degrees[1], u)})
 
     def _matrix(self, angle: torch.Tensor, center: List[float], inverted: bool) -> torch.Tensor:
         zeros = torch.zeros(list(angle.shape) + [2], dtype=torch.float64, device=angle.device)

@@ -158,17 +158,6 @@ class _WarpTransform(Transform):
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return self._warp(inpt, params)
 
-    def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        # Every kernel takes parameters with a leading dim matching the rows of inpt.
-        return self._warp(inpt, params)
-
-
-def _squeeze_batch(params: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
-    out: Dict[str, torch.Tensor] = {}
-    for key, value in params.items():
-        out[key] = value[0]
-    return out
-
 
 def _uniform(low: float, high: float, u: torch.Tensor) -> torch.Tensor:
     return u * (high - low) + low

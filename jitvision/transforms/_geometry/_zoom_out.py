@@ -63,11 +63,13 @@ class RandomZoomOut(PaddingTransform):
         padding = torch.cat([left_top, room - left_top], -1)  # [left, top, right, bottom]
         return {"apply": apply, "padding": padding * apply.unsqueeze(-1)}
 
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        if not torch.jit.is_scripting():
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        if len(batch_shape) == 0 and not torch.jit.is_scripting():
             if not is_tracing():
                 return self._draw_eager(height, width, device)
-        return self._padding([], height, width, device)
+        return self._padding(batch_shape, height, width, device)
 
     @torch.jit.unused
     def _draw_eager(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
@@ -88,9 +90,6 @@ class RandomZoomOut(PaddingTransform):
             "apply": torch.tensor(apply, device=device),
             "padding": torch.tensor(padding, dtype=torch.int64, device=device),
         }
-
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return self._padding([batch_size], height, width, device)
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         choice = python_choice(params["apply"])
