@@ -121,8 +121,8 @@ def test_compose_batch_equals_each_sample(fused, api):
     assert type(out) is (tv_tensors.BatchedImages if api == "BatchedImages" else torch.Tensor)
     reference = pipeline(7)
     crop, flip = reference.transforms[0], reference.transforms[1]
-    boxes = crop._draw_batch(6, H, W, torch.device("cpu"))
-    coins = flip._draw_batch(6, H, W, torch.device("cpu"))
+    boxes = crop.make_batch_params([images], 6)
+    coins = flip.make_batch_params([images], 6)
     for i in range(6):
         expected = flip.transform(crop.transform(images[i], _row(boxes, i)), _row(coins, i))
         for step in reference.transforms[2:]:
