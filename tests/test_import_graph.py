@@ -36,8 +36,6 @@ ALLOWED: Dict[Edge, str] = {
     # _RandomContainer) by importing them, and Compose runs _pil_path.
     ("jitvision.transforms._pil_path", "jitvision.transforms._container"): "pending Transform restructuring",
     ("jitvision.transforms._pil_path", "jitvision.transforms._random_containers"): "pending Transform restructuring",
-    # To be removed by the split of jitvision/bench.py: _bench/threads reaches back into bench.py.
-    ("jitvision._bench.threads", "jitvision.bench"): "pending bench split",
 }
 
 
