@@ -29,13 +29,6 @@ ALLOWED: Dict[Edge, str] = {
     # tv_tensors <-> functional, as in torchvision: an Image built from a PIL image converts it with the functional
     # pil_to_tensor, and the functionals dispatch on the tv_tensor classes.
     ("jitvision.tv_tensors._image", "jitvision.transforms.functional._type_conversion"): "permanent",
-    # To be removed with the Transform base restructuring: _transform runs the fused decode of _decode_fused, whose
-    # forward_encoded_alone imports Transform back to ask whether a class keeps the base make_params.
-    ("jitvision.transforms._transform", "jitvision.transforms._decode_fused"): "pending Transform restructuring",
-    # To be removed with the Transform base restructuring: _pil_path asks whether a step is a container (Compose,
-    # _RandomContainer) by importing them, and Compose runs _pil_path.
-    ("jitvision.transforms._pil_path", "jitvision.transforms._container"): "pending Transform restructuring",
-    ("jitvision.transforms._pil_path", "jitvision.transforms._random_containers"): "pending Transform restructuring",
 }
 
 

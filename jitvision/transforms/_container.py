@@ -120,6 +120,8 @@ class Compose(Transform):
     returns. Deliberate difference: the resampling is torch's, not PIL's (see ``_pil_path`` and docs/pil-path.md).
     """
 
+    _holds_steps = True  # runs the transforms in .transforms (read by _pil_path, which cannot import this module)
+
     def __init__(self, transforms: Sequence[Callable[..., Any]]) -> None:
         super().__init__()
         if isinstance(transforms, nn.ModuleList):
