@@ -25,7 +25,8 @@ static output shape) and callable from TorchScript as ``torch.ops.jitvision_nati
 - ``warp_grid_u8(image, grid, mode, channels, fill=None)``: the same warp at a given grid ``[G, OH, OW, 2]``
   (elastic; ``WARP_GRID`` says whether the library has it);
 - ``flip_if(input, apply, dims)``: ``input.flip(dims)`` if the one-element tensor ``apply`` is true, else a copy,
-  any dtype and device (a compiled random flip: inductor's own flip is 20-70x slower than torch's here);
+  any dtype and device (a compiled random flip: inductor's generated flip is an element-wise gather, torch's
+  copies whole rows);
 - ``gaussian_blur(image, kernel_size, sigma_x, sigma_y)``, ``gaussian_noise(image, mean, sigma, clip)`` and
   ``erase_box(image, box, value)``: GaussianBlur/GaussianNoise/RandomErasing's effects in eager and as one node
   under compile (``csrc/filters.cpp``; ``FILTERS`` says whether the extension has them);
@@ -46,7 +47,7 @@ static output shape) and callable from TorchScript as ``torch.ops.jitvision_nati
   ``AUGMENT`` says whether the library has it).
 - ``augment_random_u8(image, kind, num_ops, magnitude, space, table, translate, probs, mode, fill=None,
   rows=False, generator=None)``: AutoAugment's, RandAugment's or TrivialAugmentWide's draw inside (the Python
-  ``_draw_batch``'s uniforms and arithmetic, bit for bit, on ``generator`` or the global RNG; one draw, or one per
+  ``_draw``'s uniforms and arithmetic, bit for bit, on ``generator`` or the global RNG; one draw, or one per
   leading row with ``rows``), then ``augment_step_u8``; returns ``(output, ops, magnitudes)``. Tagged
   ``nondeterministic_seeded``: a compiled policy call is this one node (``AUGMENT_RANDOM``).
 - ``crop_copy(image, top, left, height, width)``, ``random_crop(image, size, generator=None)`` (RandomCrop's
@@ -418,7 +419,8 @@ if AUGMENT_RANDOM:
 
 # ---- permute_channels (csrc/channels.cpp): RandomChannelPermutation's channel reorder -----------------------------
 # One plane copy per channel on the CPU (index_select/gather elsewhere); one graph node under compile, where
-# inductor's own uint8 gather was ~10x slower than eager. Absent from an older library: index_select/gather then.
+# inductor would emit an element-wise uint8 gather instead of plane copies. A library built without it:
+# index_select/gather then.
 CHANNELS = AVAILABLE and hasattr(torch.ops.jitvision_native, "permute_channels")
 __all__ += ["CHANNELS"]
 

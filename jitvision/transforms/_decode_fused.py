@@ -31,6 +31,17 @@ from ..io._mode import ImageReadMode
 from ..tv_tensors import Image
 from ..tv_tensors._encoded import EncodedImage
 from . import functional as F
+from ._stages import (
+    CENTER_CROP,
+    DECODE_LEADS,
+    RANDOM_CROP,
+    RANDOM_RESIZED_CROP,
+    RANDOM_SHORTEST_SIZE,
+    RESIZE,
+    per_channel,
+    plan_prefix,
+    stage_of,
+)
 from .functional._dispatch import is_tracing
 from .functional._geometry._interpolation import InterpolationMode
 from .functional._geometry._resize import _compute_resized_output_size
@@ -131,32 +142,28 @@ def _region_decodable(encoded: EncodedImage) -> bool:
 
 def _fused_image(transform: Any, encoded: EncodedImage, params: dict) -> Optional[torch.Tensor]:
     """The transform's output for ``encoded`` decoded only where needed, or None where it must be decoded whole."""
-    from ._geometry._crop import CenterCrop, RandomCrop
-    from ._geometry._resize import RandomResizedCrop, Resize
-    from ._geometry._scale import RandomShortestSize
-
     if not _region_decodable(encoded):
         return None
-    cls = type(transform)
-    owner = cls.__name__
+    stage = stage_of(transform)
+    owner = type(transform).__name__
     height, width = encoded.canvas_size
-    if cls is RandomResizedCrop:
+    if stage == RANDOM_RESIZED_CROP:
         box = params["box"].tolist()
         return _resized_region(encoded, box, transform.size, transform, owner)
-    if cls is Resize:
+    if stage == RESIZE:
         out_size = _compute_resized_output_size([height, width], transform.size, transform.max_size, owner)
         return _resized_region(encoded, [0, 0, height, width], out_size, transform, owner)
-    if cls is RandomShortestSize:
+    if stage == RANDOM_SHORTEST_SIZE:
         size = params["size"]  # make_params' torchvision form is a (height, width) tuple of ints
         out_size = size.tolist() if isinstance(size, torch.Tensor) else [int(side) for side in size]
         return _resized_region(encoded, [0, 0, height, width], out_size, transform, owner)
-    if cls is CenterCrop:
+    if stage == CENTER_CROP:
         crop_height, crop_width = transform.size
         if crop_height > height or crop_width > width:
             return None  # the crop pads
         top, left = int(round((height - crop_height) / 2.0)), int(round((width - crop_width) / 2.0))
         return Image(_decode_region(encoded, [top, left, crop_height, crop_width], 1, owner))
-    if cls is RandomCrop:
+    if stage == RANDOM_CROP:
         plan = transform._plan(height, width)
         if any(plan[:4]):
             return None  # padding
@@ -182,11 +189,11 @@ def forward_encoded_alone(transform: Any, encoded: EncodedImage) -> Any:
     where the class draws them with the base ``make_params`` (the same call it makes on an image)."""
     from ._transform import Transform
 
-    if is_tracing() or type(transform) not in _fusable_types():
+    if is_tracing() or stage_of(transform) not in DECODE_LEADS:
         return forward_encoded(transform, [encoded], pytree.tree_flatten(encoded)[1])
     height, width = encoded.canvas_size
     if type(transform).make_params is Transform.make_params:
-        params = transform._draw(height, width, torch.device("cpu"))
+        params = transform._draw([], height, width, torch.device("cpu"))
     else:
         params = transform.make_params([_placeholder(encoded)])
     image = _fused_image(transform, encoded, params)
@@ -204,7 +211,7 @@ def forward_encoded(transform: Any, flat_inputs: List[Any], spec: Any) -> Any:
             "its bytes): decode it first (EncodedImage.decode() or jitvision.io.decode_image) and pass the image"
         )
     encoded_positions = [i for i, inpt in enumerate(flat_inputs) if type(inpt) is EncodedImage]
-    if len(encoded_positions) == 1 and type(transform) in _fusable_types():
+    if len(encoded_positions) == 1 and stage_of(transform) in DECODE_LEADS:
         position = encoded_positions[0]
         encoded = flat_inputs[position]
         stand_in = list(flat_inputs)
@@ -227,47 +234,35 @@ def forward_encoded(transform: Any, flat_inputs: List[Any], spec: Any) -> Any:
     return transform(pytree.tree_unflatten(decoded, spec))
 
 
-def _fusable_types() -> tuple:
-    from ._geometry._crop import CenterCrop, RandomCrop
-    from ._geometry._resize import RandomResizedCrop, Resize
-    from ._geometry._scale import RandomShortestSize
-
-    return (RandomResizedCrop, Resize, RandomShortestSize, CenterCrop, RandomCrop)
-
-
 def run_fused_encoded(transforms: Sequence[Any], sample: Any) -> Optional[Tuple[Any, int]]:
     """Compose's fusion for an EncodedImage: ``RandomResizedCrop`` [+ ``RandomHorizontalFlip``] or ``Resize``, then
     an optional ``ToDtype(float32, scale=True)`` [+ ``Normalize``], as one region decode and one native
     ``resized_crop`` call (the flip and the float tail included): ``(output, number of transforms consumed)``, or
     None (nothing drawn) where the prefix does not fit. The draws are the unfused steps' (the crop's ``_draw``, then
     the flip's, on their generators), so the output is the step-by-step fused path's, within float rounding."""
-    from ._fusion import _bilinear_antialiased, _float_tail
-    from ._geometry._flip import RandomHorizontalFlip
-    from ._geometry._resize import RandomResizedCrop, Resize
-
     if type(sample) is not EncodedImage or not transforms or is_tracing() or not _region_decodable(sample):
         return None
     if sample.mode is ImageReadMode.UNCHANGED:
         return None  # the channel count (which Normalize's mean/std must fit) is the file's
-    first = transforms[0]
-    is_crop = type(first) is RandomResizedCrop
-    if not (is_crop or type(first) is Resize) or not _bilinear_antialiased(first):
+    plan = plan_prefix(transforms)
+    if plan is None or plan.consumed == 1 or (not plan.random_crop and plan.middle is not None):
+        # nothing to fuse beyond the first step (the step-by-step path does the same), or a center crop after the
+        # resize, which the region decode does not take
         return None
-    flips = is_crop and len(transforms) > 1 and type(transforms[1]) is RandomHorizontalFlip
-    start = 2 if flips else 1
-    tail = _float_tail(transforms, start, 1 if sample.mode is ImageReadMode.GRAY else 3)
-    if tail is None or (tail[3] == start and not flips):
-        return None  # nothing to fuse beyond the first step: the step-by-step path does the same
-    to_float, mean, std, consumed = tail
+    mean_std = per_channel(plan.tail, 1 if sample.mode is ImageReadMode.GRAY else 3)
+    if mean_std is None:
+        return None
+    mean, std = mean_std
+    first, is_crop, flips = plan.lead, plan.random_crop, plan.middle is not None
     height, width = sample.canvas_size
     cpu = torch.device("cpu")
     owner = type(first).__name__
     if is_crop:
-        box = first._draw(height, width, cpu)["box"].tolist()
+        box = first._draw([], height, width, cpu)["box"].tolist()
         out_size = list(first.size)
     else:
         box = [0, 0, height, width]
         out_size = _compute_resized_output_size([height, width], first.size, first.max_size, owner)
-    flip = transforms[1]._draw(height, width, cpu)["apply"] if flips else None
+    flip = plan.middle._draw([], height, width, cpu)["apply"] if flips else None
     region = _scaled_region(sample, box, out_size, first, owner)
-    return Image(_finish(region, out_size, first, flip, mean, std, to_float)), consumed
+    return Image(_finish(region, out_size, first, flip, mean, std, plan.tail.to_float)), plan.consumed

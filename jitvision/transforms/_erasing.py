@@ -81,16 +81,19 @@ class RandomErasing(RandomApplyTransform):
 
     # ---- parameters ---------------------------------------------------------------------------------------------
 
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        if not torch.jit.is_scripting():
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        if len(batch_shape) == 0 and not torch.jit.is_scripting():
             if draws_on_host(device):
                 return self._draw_eager(height, width, device)
-        return {"apply": draw_coins(self.p, [], self._rng(), device), "box": self._boxes([], height, width, device)}
+        coins = draw_coins(self.p, batch_shape, self._rng(), device)
+        return {"apply": coins, "box": self._boxes(batch_shape, height, width, device)}
 
     @torch.jit.unused
     def _draw_eager(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         """``_draw`` with the box arithmetic on Python floats: the same draws from the same stream (the coin, 20
-        uniforms, 2 uniforms) and the same float64 formulas, without a dozen tiny tensor ops (~1 ms)."""
+        uniforms, 2 uniforms) and the same float64 formulas, without a dozen tiny tensor ops (each an op dispatch)."""
         apply = draw_coins(self.p, [], self._rng(), device)
         u = uniform([20], self._rng(), device, torch.float64).tolist()
         offsets = uniform([2], self._rng(), device, torch.float64).tolist()
@@ -133,7 +136,7 @@ class RandomErasing(RandomApplyTransform):
             fill = value[0]
             if fill.is_integer() and 0 <= fill <= 255:  # what the float32 -> uint8 cast of the kernel gives
                 # The same draws, box and values as below, in one native call (csrc/erase_fast.cpp).
-                drawn = _RANDOM_ERASE(image, self.p, self.scale, self.ratio, int(fill), self._fast_rng())
+                drawn = _RANDOM_ERASE(image, self.p, self.scale, self.ratio, int(fill), self._rng())
                 return drawn[0] if drawn else image
         device = image.device
         coin = uniform([], self._rng(), device).item()
@@ -154,10 +157,6 @@ class RandomErasing(RandomApplyTransform):
         if value is None:
             fill_tensor = fill_tensor[..., i : i + h, j : j + w]
         return erase_image(image, i, j, h, w, fill_tensor, inplace=self.inplace)
-
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        coins = draw_coins(self.p, [batch_size], self._rng(), device)
-        return {"apply": coins, "box": self._boxes([batch_size], height, width, device)}
 
     def _boxes(self, shape: List[int], height: int, width: int, device: torch.device) -> torch.Tensor:
         """int64 ``[*shape, 4]`` boxes (i, j, h, w) from 10 attempts; ``h = w = 0`` where none fits."""
@@ -229,7 +228,7 @@ class RandomErasing(RandomApplyTransform):
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         if "v" in params:
             return self._transform_public(inpt, params)
-        return self._select(inpt, params)
+        return self._gate(inpt, params)
 
     # ---- the effect ---------------------------------------------------------------------------------------------
 

@@ -1,13 +1,14 @@
 """The fused fast path of Compose: a resize-led prefix of the pipeline as one native call.
 
-Recognised prefixes (on a uint8 CPU image: a plain tensor or an ``Image``, ``[..., C, H, W]``):
+Recognised prefixes, planned by ``_stages.plan_prefix`` from the native stages the transforms declare (on a uint8
+CPU image: a plain tensor or an ``Image``, ``[..., C, H, W]``):
 
 - ``RandomResizedCrop`` [, ``RandomHorizontalFlip``] [, ``ToDtype(torch.float32, scale=True)`` [, ``Normalize``]]
 - ``Resize`` [, ``CenterCrop``] [, ``ToDtype(torch.float32, scale=True)`` [, ``Normalize``]]
 
-with bilinear interpolation and ``antialias=True``. After an augmentation policy (AutoAugment, RandAugment,
-TrivialAugmentWide, AugMix: uint8 in, uint8 out, which ends the native prefix), and at the start of a Compose, a
-following ``ToDtype(torch.float32, scale=True)`` [+ ``Normalize``] runs as one native pass too
+with bilinear interpolation and ``antialias=True``. After an augmentation policy (stage ``AUGMENT_POLICY``:
+AutoAugment, RandAugment, TrivialAugmentWide, AugMix; uint8 in, uint8 out, which ends the native prefix), and at the
+start of a Compose, a following ``ToDtype(torch.float32, scale=True)`` [+ ``Normalize``] runs as one native pass too
 (``jitvision_native::to_float_u8``, same arithmetic as the prefix's float tail; eager and torch.compile, not
 export). The random crop and flip are drawn inside the native op
 (``jitvision_native::random_resized_crop``) with the transforms' generators and their arithmetic, in the unfused
@@ -26,16 +27,8 @@ import torch
 
 from .. import _native
 from ..tv_tensors import BatchedImages, Image, kind_of, wrap
-from ._geometry._crop import CenterCrop
-from ._geometry._flip import RandomHorizontalFlip
-from ._geometry._resize import RandomResizedCrop, Resize
-from ._misc import Normalize, ToDtype
+from ._stages import AUGMENT_POLICY, TO_FLOAT, float_tail, per_channel, plan_prefix, stage_of
 from .functional._dispatch import call_custom_op, is_exporting, is_pure_tensor, unwrap
-from .functional._geometry._interpolation import InterpolationMode
-
-
-def _bilinear_antialiased(transform: Any) -> bool:
-    return transform.interpolation == InterpolationMode.BILINEAR and transform.antialias is True
 
 
 def _plain(sample: Any) -> bool:
@@ -51,23 +44,6 @@ def _fusable_input(sample: Any) -> bool:
     if sample.ndim < 3 or sample.shape[-1] == 0 or sample.shape[-2] == 0:
         return False
     return _plain(sample) or kind_of(type(sample)) is Image
-
-
-def _float_tail(transforms: Sequence[Any], i: int, channels: int) -> Optional[Tuple[bool, Any, Any, int]]:
-    """(to_float, mean, std, next index) for an optional ToDtype(float32, scale=True) [+ Normalize] at ``i``;
-    None where Normalize's mean/std do not fit the channels (it then raises its own error, unfused)."""
-    n = len(transforms)
-    step = transforms[i] if i < n else None
-    if type(step) is not ToDtype or step.dtype is not torch.float32 or not step.scale:
-        return False, None, None, i
-    i += 1
-    step = transforms[i] if i < n else None
-    if type(step) is not Normalize:
-        return True, None, None, i
-    mean, std = list(step.mean), list(step.std)
-    if len(mean) not in (1, channels) or len(std) not in (1, channels):
-        return None
-    return True, mean * (channels // len(mean)), std * (channels // len(std)), i + 1
 
 
 _TAIL_OP: list = []
@@ -91,66 +67,62 @@ def _load_float_op() -> Any:
 def run_float_tail(transforms: Sequence[Any], i: int, sample: Any) -> Optional[Tuple[Any, int]]:
     """``(output, next index)`` when ``transforms[i:]`` starts with ToDtype(float32, scale=True) [+ Normalize] right
     after an augmentation policy, or at the start of the Compose, on a uint8 CPU image: one native pass. Else None
-    (nothing done). At the start: under torch.compile inductor's code for the uint8 -> float conversion (8 bytes a
-    step through partial loads, then a division) took ~3x the eager passes; as one native node it runs at eager
-    speed, and eagerly one pass replaces ToDtype's and Normalize's."""
-    if type(transforms[i]) is not ToDtype or not _fusable_input(sample) or is_exporting():
+    (nothing done). At the start: under torch.compile inductor's code for the uint8 -> float conversion (partial
+    loads, then a division) is slower than the eager passes; as one native node it runs at eager speed, and eagerly
+    one pass replaces ToDtype's and Normalize's."""
+    if stage_of(transforms[i]) != TO_FLOAT or not _fusable_input(sample) or is_exporting():
         return None
     op = _to_float_op()
     if op is None:
         return None
-    if i > 0:
-        from ._auto_augment import _AutoAugmentBase  # here: the policies import much of the package
-
-        if not isinstance(transforms[i - 1], _AutoAugmentBase):
-            return None
-    tail = _float_tail(transforms, i, sample.shape[-3])
-    if tail is None or not tail[0]:
+    if i > 0 and stage_of(transforms[i - 1]) != AUGMENT_POLICY:
         return None
-    _, mean, std, consumed = tail
+    tail = float_tail(transforms, i)
+    mean_std = per_channel(tail, sample.shape[-3])
+    if mean_std is None:
+        return None
     plain = _plain(sample)
-    out = call_custom_op(op, sample if plain else unwrap(sample), mean, std)
-    return (out if plain else wrap(out, like=sample)), consumed
+    out = call_custom_op(op, sample if plain else unwrap(sample), mean_std[0], mean_std[1])
+    return (out if plain else wrap(out, like=sample)), tail.end
 
 
 def run_fused(transforms: Sequence[Any], sample: Any, batch: bool = False) -> Optional[Tuple[Any, int]]:
-    """``(output, number of transforms consumed)`` when a prefix of ``transforms`` runs as one native call on
-    ``sample``, else None (then nothing was drawn and the caller runs the transforms as usual). ``batch`` (or a
-    ``BatchedImages`` sample): the leading dimension holds independent samples, each with its own draw."""
+    """``(output, number of transforms consumed)`` when a prefix of ``transforms`` (``_stages.plan_prefix``) runs as
+    one native call on ``sample``, else None (then nothing was drawn and the caller runs the transforms as usual).
+    ``batch`` (or a ``BatchedImages`` sample): the leading dimension holds independent samples, each with its own
+    draw."""
     if not _native.AVAILABLE or len(transforms) == 0 or not _fusable_input(sample):
         return None
     batch = batch or isinstance(sample, BatchedImages)
     if batch and sample.ndim != 4:
         return None
-    first = transforms[0]
-    is_rrc = type(first) is RandomResizedCrop
-    if not (is_rrc or type(first) is Resize) or not _bilinear_antialiased(first):
+    plan = plan_prefix(transforms)
+    if plan is None:
         return None
-    second = transforms[1] if len(transforms) > 1 else None
-    middle = RandomHorizontalFlip if is_rrc else CenterCrop
-    i = 2 if type(second) is middle else 1
-    tail = _float_tail(transforms, i, sample.shape[-3])
-    if tail is None:
+    mean_std = per_channel(plan.tail, sample.shape[-3])
+    if mean_std is None:
         return None
-    to_float, mean, std, consumed = tail
+    mean, std = mean_std
+    to_float = plan.tail.to_float
+    first, middle = plan.lead, plan.middle
     plain = _plain(sample)
     image = sample if plain else unwrap(sample)
-    if is_rrc and batch:
-        # One crop and flip per sample, drawn as the unfused transforms' _draw_batch (same calls, same order).
-        size = (image.shape[0], image.shape[-2], image.shape[-1], image.device)
-        boxes = first._draw_batch(*size)["box"].unsqueeze(0)
-        flips = second._draw_batch(*size)["apply"].unsqueeze(0) if i == 2 else None
+    if plan.random_crop and batch:
+        # One crop and flip per sample, drawn as the unfused transforms draw a batch (same calls, same order).
+        size = ([image.shape[0]], image.shape[-2], image.shape[-1], image.device)
+        boxes = first._draw(*size)["box"].unsqueeze(0)
+        flips = middle._draw(*size)["apply"].unsqueeze(0) if middle is not None else None
         op = torch.ops.jitvision_native.resized_crop
         args = (boxes, flips, first.size, mean, std, to_float)
-    elif is_rrc:
+    elif plan.random_crop:
         # The op draws the crop, then the flip, as the transforms would (their generators, their order).
-        flip_p, flip_generator = (second.p, second._rng()) if i == 2 else (None, None)
+        flip_p, flip_generator = (middle.p, middle._rng()) if middle is not None else (None, None)
         op = torch.ops.jitvision_native.random_resized_crop
         args = (first.size, first.scale, first.ratio, flip_p, mean, std, to_float, first._rng(), flip_generator)
     else:
-        crop_size = second.size if i == 2 else None
+        crop_size = middle.size if middle is not None else None
         size = [] if first.size is None else first.size
         op = torch.ops.jitvision_native.resize_center_crop
         args = (size, first.max_size, crop_size, mean, std, to_float)
     out = call_custom_op(op, image, *args)
-    return (out if plain else wrap(out, like=sample)), consumed
+    return (out if plain else wrap(out, like=sample)), plan.consumed

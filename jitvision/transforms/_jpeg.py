@@ -54,11 +54,10 @@ class JPEG(Transform):
         u = uniform(shape, self._rng(), device, torch.float64)
         return (u * (high - low + 1)).floor().clamp(max=high - low).to(torch.int64) + low
 
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return {"quality": self._qualities([], device)}
-
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return {"quality": self._qualities([batch_size], device)}
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        return {"quality": self._qualities(batch_shape, device)}
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         quality = params["quality"]

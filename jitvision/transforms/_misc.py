@@ -8,20 +8,17 @@ import PIL.Image
 import torch
 
 from ..tv_tensors import Image, Video, kind_of
+from . import _stages
 from . import functional as F
 from ._transform import Transform
 from .functional._dispatch import is_pure_tensor
 
 
 class _Deterministic(Transform):
-    """A transform without random parameters: it needs neither the sample's size nor a draw."""
+    """A transform without random parameters: it needs neither the sample's size nor a draw (``make_params``
+    returns ``{}``, and ``__call__`` gives one plain tensor to ``transform(tensor, {})`` directly)."""
 
-    @torch.jit.unused
-    def make_params(self, flat_inputs: List[Any]) -> Dict[str, Any]:
-        return {}
-
-    # Transform.__call__'s eager fast path may call transform(tensor, {}) directly (see _transform._plain_fast).
-    make_params._returns_no_params = True
+    _draw_uses_size = False
 
 
 class Identity(_Deterministic):
@@ -55,6 +52,10 @@ class ToDtype(_Deterministic):
     Scripted, the transform sees plain tensors: it converts them to the plain dtype, or to the dict's
     ``torch.Tensor`` entry (else ``"others"``).
     """
+
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.TO_FLOAT if self.dtype is torch.float32 and self.scale else None
 
     _transformed_types = (torch.Tensor,)
     # Scripted code reads these; the dict of Python types stays out of TorchScript's sight.
@@ -136,6 +137,10 @@ class ToDtype(_Deterministic):
 class Normalize(_Deterministic):
     """``(x - mean) / std`` per channel, for float images and videos; masks, boxes and keypoints pass through.
     PIL images are rejected (convert them with ``ToImage`` and ``ToDtype(torch.float32, scale=True)``)."""
+
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.NORMALIZE
 
     _functional = staticmethod(F.normalize)
 

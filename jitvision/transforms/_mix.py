@@ -133,24 +133,12 @@ class _MixTransform(Transform):
 
     # ---- what subclasses implement ---------------------------------------------------------------------------
 
-    def _draw_mix(self, shape: List[int], height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        raise NotImplementedError("_draw_mix")
-
     def _mix_images(self, images: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         raise NotImplementedError("_mix_images")
 
     # ---- the Transform contract --------------------------------------------------------------------------------
 
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return self._draw_mix([], height, width, device)
-
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return self._draw_mix([batch_size], height, width, device)
-
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        return self._mix_images(inpt, params)
-
-    def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return self._mix_images(inpt, params)
 
     def forward(
@@ -173,7 +161,7 @@ class _MixTransform(Transform):
         """Mix a plain batch ``[B, C, H, W]`` and its labels (one draw for the batch, as torchvision)."""
         self._check_labels(labels)
         self._check_images(images, labels.shape[0], images.ndim == 5)
-        params = self._draw(images.shape[-2], images.shape[-1], images.device)
+        params = self._draw([], images.shape[-2], images.shape[-1], images.device)
         return self._mix_images(images, params), self._mix_labels(labels, params["lam"])
 
     @torch.jit.unused
@@ -199,9 +187,9 @@ class _MixTransform(Transform):
             raise ValueError(f"{owner}: no images or videos in the sample")
         height, width = images[0].shape[-2], images[0].shape[-1]
         if any(is_batch_leaf(inpt) for inpt in images):
-            params = self._draw_batch(labels.shape[0], height, width, labels.device)
+            params = self._draw([labels.shape[0]], height, width, labels.device)
         else:
-            params = self._draw(height, width, labels.device)
+            params = self._draw([], height, width, labels.device)
         outputs = []
         for inpt, n in zip(flat_inputs, needs):
             if inpt is labels:
@@ -237,7 +225,9 @@ class MixUp(_MixTransform):
     def _owner(self) -> str:
         return "MixUp"
 
-    def _draw_mix(self, shape: List[int], height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+    def _draw(
+        self, shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
         return {"lam": self._lambdas(shape, device)}
 
     def _mix_images(self, images: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
@@ -258,7 +248,9 @@ class CutMix(_MixTransform):
     def _owner(self) -> str:
         return "CutMix"
 
-    def _draw_mix(self, shape: List[int], height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+    def _draw(
+        self, shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
         lam = self._lambdas(shape, device)
         centre = uniform(shape + [2], self._rng(), device, torch.float64)
         r_x = (centre[..., 0] * width).floor().clamp(max=width - 1)

@@ -8,7 +8,7 @@ bool for a scalar parameter in eager and TorchScript (the fast path: run only th
 when the choice must stay a tensor (under torch.compile/export, and for per-row parameters of a batch).
 """
 
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import torch
 from torch.utils import _pytree as pytree
@@ -130,6 +130,22 @@ def normal_like(like: torch.Tensor, generator: Optional[torch.Generator], dtype:
     if generator is None:
         return torch.randn_like(like, dtype=dtype)
     return torch.randn_like(like, dtype=dtype, generator=generator)
+
+
+def row_count(batch_shape: List[int]) -> int:
+    """The rows a draw for ``batch_shape`` makes before ``as_drawn`` shapes them: B for a batch, 1 for one sample."""
+    return batch_shape[0] if len(batch_shape) > 0 else 1
+
+
+def as_drawn(batch_shape: List[int], rows: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
+    """Parameters drawn as ``row_count(batch_shape)`` rows, shaped as ``_draw`` returns them for ``batch_shape``: the
+    rows for a batch, row 0 for one sample (the same draws from the same stream either way)."""
+    if len(batch_shape) > 0:
+        return rows
+    out: Dict[str, torch.Tensor] = {}
+    for key, value in rows.items():
+        out[key] = value[0]
+    return out
 
 
 def draw_coins(

@@ -139,7 +139,7 @@ class _Unpacked(tuple):
 
 
 class _RandomContainer(Transform):
-    """The sample handling the three share; subclasses implement ``_draw_batch`` and ``_choose`` (Python) and
+    """The sample handling the three share; subclasses implement ``_draw`` and ``_choose`` (Python) and
     ``_script_choose`` (TorchScript, plain tensors)."""
 
     def __call__(self, *inputs: Any) -> Any:
@@ -150,14 +150,8 @@ class _RandomContainer(Transform):
 
     def forward(self, inpt: torch.Tensor) -> torch.Tensor:
         if torch.jit.is_scripting():
-            return self._script_choose(inpt, self._draw(0, 0, inpt.device), False)
+            return self._script_choose(inpt, self._draw([], 0, 0, inpt.device), False)
         return self._run_sample(inpt)
-
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        out: Dict[str, torch.Tensor] = {}
-        for key, value in self._draw_batch(1, height, width, device).items():
-            out[key] = value[0]
-        return out
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         if torch.jit.is_scripting():
@@ -201,7 +195,6 @@ class _RandomContainer(Transform):
         assert out is not None
         return out
 
-
     @torch.jit.unused
     def _call(self, index: int, sample: Any, batch: bool) -> Any:
         """Transform ``index`` on one sample, or on a plain batch tensor with per-sample draws."""
@@ -218,16 +211,17 @@ class _RandomContainer(Transform):
         leaves = [leaf for leaf in pytree.tree_leaves(sample, is_leaf=sample_leaf) if isinstance(leaf, torch.Tensor)]
         device = leaves[0].device if leaves else torch.device("cpu")
         if not any(is_batch_leaf(leaf) for leaf in leaves):
-            return self._choose(sample, self._draw(0, 0, device), False)
+            return self._choose(sample, self._draw([], 0, 0, device), False)
         if isinstance(sample, (BatchedImages, BatchedVideos)):
-            params = self._draw_batch(sample.shape[0], 0, 0, device)
+            params = self._draw([sample.shape[0]], 0, 0, device)
             return wrap(self._choose(unwrap(sample), params, True), like=sample)
         if is_tracing():
             raise ValueError(
                 f"{owner}: a batch sample other than BatchedImages/BatchedVideos has no per-sample form under "
                 "torch.compile/export; pass the images as BatchedImages, or use forward_batch"
             )
-        return batch_samples([self._choose(one, self._draw(0, 0, device), False) for one in unbatch_samples(sample)])
+        samples = unbatch_samples(sample)
+        return batch_samples([self._choose(one, self._draw([], 0, 0, device), False) for one in samples])
 
     def extra_repr(self) -> str:
         return ""
@@ -245,8 +239,10 @@ class RandomApply(_RandomContainer):
             )
         self.p = float(p)
 
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return {"apply": draw_coins(self.p, [batch_size], self._rng(), device)}
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        return {"apply": draw_coins(self.p, batch_shape, self._rng(), device)}
 
     @torch.jit.unused
     def _choose(self, sample: Any, params: Dict[str, torch.Tensor], batch: bool) -> Any:
@@ -302,8 +298,10 @@ class RandomChoice(_RandomContainer):
         self.p = [float(v) / total for v in p]
         self._cumulative = torch.tensor(self.p, dtype=torch.float64).cumsum(0)[:-1].to(torch.float32)
 
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        u = uniform([batch_size, 1], self._rng(), device)
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        u = uniform(batch_shape + [1], self._rng(), device)
         return {"index": (u >= device_copy(self._cumulative, device)).sum(dim=-1)}
 
     @torch.jit.unused
@@ -326,8 +324,10 @@ class RandomOrder(_RandomContainer):
         super().__init__()
         self.transforms = _steps(transforms, "RandomOrder")
 
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return {"order": uniform([batch_size, len(self.transforms)], self._rng(), device).argsort(dim=-1)}
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        return {"order": uniform(batch_shape + [len(self.transforms)], self._rng(), device).argsort(dim=-1)}
 
     @torch.jit.unused
     def _choose(self, sample: Any, params: Dict[str, torch.Tensor], batch: bool) -> Any:

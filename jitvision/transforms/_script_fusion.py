@@ -2,14 +2,14 @@
 
 ``torch.jit.script(Compose([...]))`` calls ``Compose.__prepare_scriptable__``. With the native library loaded and
 native scripting on (the default; ``script_native_ops(False)`` turns it off), a Compose whose prefix fuses in eager
-(``_fusion.run_fused``: ``RandomResizedCrop [+ RandomHorizontalFlip]`` or ``Resize [+ CenterCrop]``, then
-``ToDtype(float32, scale=True) [+ Normalize]``) is scripted with a ``NativePrefix``: on a uint8 CPU image the prefix
-is one ``jitvision_native`` call, as in eager (same draws from the global RNG, same output), other inputs run the
-transforms. ``__prepare_scriptable__`` returns a shallow copy of the Compose (same class, same transforms) holding
-the prefix module, so the eager module is not changed. Such a scripted module needs the native library wherever it
-is loaded (in C++: load ``jitvision.native_library_path()`` first). With native scripting off, the scripted Compose
-calls only torch ops (``interpolate``): a plain libtorch loads it, and it is slower (see the README's Deploy
-section).
+(``_stages.plan_prefix``, the planner of ``_fusion.run_fused`` too: ``RandomResizedCrop [+ RandomHorizontalFlip]``
+or ``Resize [+ CenterCrop]``, then ``ToDtype(float32, scale=True) [+ Normalize]``) is scripted with a
+``NativePrefix``: on a uint8 CPU image the prefix is one ``jitvision_native`` call, as in eager (same draws from the
+global RNG, same output), other inputs run the transforms. ``__prepare_scriptable__`` returns a shallow copy of the
+Compose (same class, same transforms) holding the prefix module, so the eager module is not changed. Such a scripted
+module needs the native library wherever it is loaded (in C++: load ``jitvision.native_library_path()`` first). With
+native scripting off, the scripted Compose calls only torch ops (``interpolate``): a plain libtorch loads it, and it
+is slower (see the README's Deploy section).
 
 A standalone ``Resize`` or ``RandomResizedCrop`` (bilinear, antialiased) makes the same choice:
 ``torch.jit.script`` calls its ``__prepare_scriptable__``, which (``script_standalone``) returns a shallow copy
@@ -28,11 +28,7 @@ import torch
 from torch import nn
 
 from .. import _native
-from ._geometry._crop import CenterCrop
-from ._geometry._flip import RandomHorizontalFlip
-from ._geometry._resize import RandomResizedCrop, Resize
-from ._misc import Normalize, ToDtype
-from .functional._geometry._interpolation import InterpolationMode
+from ._stages import RANDOM_RESIZED_CROP, RESIZE, PrefixPlan, bilinear_antialiased, plan_prefix, stage_of
 
 _SCRIPT_NATIVE = [True]
 
@@ -48,10 +44,6 @@ def script_native_ops(enabled: bool = True) -> Iterator[None]:
         yield
     finally:
         _SCRIPT_NATIVE[0] = previous
-
-
-def _bilinear_antialiased(transform: Any) -> bool:
-    return transform.interpolation == InterpolationMode.BILINEAR and transform.antialias is True
 
 
 class NoPrefix(nn.Module):
@@ -74,29 +66,26 @@ class NativePrefix(nn.Module):
     image (``fuses``). ``kind`` 0: ``jitvision_native::random_resized_crop`` (the global RNG, drawn as the
     transforms draw); 1: ``jitvision_native::resize_center_crop``."""
 
-    def __init__(self, prefix: Sequence[nn.Module]) -> None:
+    def __init__(self, plan: PrefixPlan) -> None:
         super().__init__()
-        first = prefix[0]
-        self.consumed = len(prefix)
-        self.kind = 0 if type(first) is RandomResizedCrop else 1
+        first = plan.lead
+        self.consumed = plan.consumed
+        self.kind = 0 if plan.random_crop else 1
         self.size: List[int] = list(first.size) if first.size is not None else []
-        self.scale: List[float] = list(first.scale) if self.kind == 0 else [0.0, 1.0]
-        self.ratio: List[float] = list(first.ratio) if self.kind == 0 else [1.0, 1.0]
-        self.max_size: Optional[int] = None if self.kind == 0 else first.max_size
+        self.scale: List[float] = list(first.scale) if plan.random_crop else [0.0, 1.0]
+        self.ratio: List[float] = list(first.ratio) if plan.random_crop else [1.0, 1.0]
+        self.max_size: Optional[int] = None if plan.random_crop else first.max_size
         self.flip_p: Optional[float] = None
         self.crop_size: Optional[List[int]] = None
-        self.to_float = False
+        if plan.middle is not None and plan.random_crop:
+            self.flip_p = float(plan.middle.p)
+        elif plan.middle is not None:
+            self.crop_size = list(plan.middle.size)
+        self.to_float = plan.tail.to_float
         self.mean: Optional[List[float]] = None
         self.std: Optional[List[float]] = None
-        for step in prefix[1:]:
-            if type(step) is RandomHorizontalFlip:
-                self.flip_p = float(step.p)
-            elif type(step) is CenterCrop:
-                self.crop_size = list(step.size)
-            elif type(step) is ToDtype:
-                self.to_float = True
-            elif type(step) is Normalize:
-                self.mean, self.std = list(step.mean), list(step.std)
+        if plan.tail.normalize is not None:
+            self.mean, self.std = list(plan.tail.normalize.mean), list(plan.tail.normalize.std)
 
     @torch.jit.export
     def fuses(self, inpt: torch.Tensor) -> bool:
@@ -139,7 +128,7 @@ class NativeStandalone(nn.Module):
 
     def __init__(self, transform: nn.Module) -> None:
         super().__init__()
-        self.kind = 0 if isinstance(transform, RandomResizedCrop) else 1
+        self.kind = 0 if stage_of(transform) == RANDOM_RESIZED_CROP else 1
         size = transform.size
         self.size = list(size) if size is not None else []
         self.max_size = None if self.kind == 0 else transform.max_size
@@ -163,9 +152,11 @@ class NativeStandalone(nn.Module):
 def script_standalone(transform: nn.Module) -> nn.Module:
     """What ``torch.jit.script`` compiles for a standalone Resize or RandomResizedCrop (its
     ``__prepare_scriptable__``): a shallow copy holding ``_script_native`` when native scripting is on, the library
-    is loaded and the transform is bilinear antialiased (exact type, no subclass); else ``transform`` itself."""
-    native = type(transform) in (Resize, RandomResizedCrop) and _bilinear_antialiased(transform)
-    if isinstance(transform, Resize) and transform.size is not None and len(transform.size) == 0:
+    is loaded and the transform is bilinear antialiased (a declared native stage: a subclass fuses only where it says
+    so, see ``_stages``); else ``transform`` itself."""
+    stage = stage_of(transform)
+    native = stage in (RESIZE, RANDOM_RESIZED_CROP) and bilinear_antialiased(transform)
+    if stage == RESIZE and transform.size is not None and len(transform.size) == 0:
         native = False
     if not (native and _SCRIPT_NATIVE[0] and _native.AVAILABLE):
         return transform
@@ -175,29 +166,16 @@ def script_standalone(transform: nn.Module) -> nn.Module:
     return clone
 
 
-def fused_prefix_length(transforms: Sequence[Any]) -> int:
-    """How many leading transforms the native prefix covers (0: none), as ``_fusion.run_fused`` matches them,
-    independent of the input (the channel count is checked when the scripted module runs)."""
-    if not transforms:
-        return 0
-    first = transforms[0]
-    is_rrc = type(first) is RandomResizedCrop
-    if not (is_rrc or type(first) is Resize) or not _bilinear_antialiased(first):
-        return 0
-    if not is_rrc and first.size is not None and len(first.size) == 0:
-        return 0
-    n = len(transforms)
-    i = 2 if n > 1 and type(transforms[1]) is (RandomHorizontalFlip if is_rrc else CenterCrop) else 1
-    step = transforms[i] if i < n else None
-    if type(step) is ToDtype and step.dtype is torch.float32 and step.scale:
-        i += 1
-        if i < n and type(transforms[i]) is Normalize:
-            i += 1
-    return i
+def _script_plan(transforms: Sequence[Any]) -> Optional[PrefixPlan]:
+    """``_stages.plan_prefix``, without a Resize to an empty size (its scripted kernel takes no native call)."""
+    plan = plan_prefix(transforms)
+    if plan is None or (not plan.random_crop and plan.lead.size is not None and len(plan.lead.size) == 0):
+        return None
+    return plan
 
 
 def script_prefix(transforms: Sequence[nn.Module]) -> nn.Module:
     """The prefix module a scripted Compose of ``transforms`` runs first: a ``NativePrefix`` when native scripting
     is on, the library is loaded and a prefix fuses; else ``NoPrefix`` (torch ops only)."""
-    consumed = fused_prefix_length(transforms) if _SCRIPT_NATIVE[0] and _native.AVAILABLE else 0
-    return NativePrefix(transforms[:consumed]) if consumed else NoPrefix()
+    plan = _script_plan(transforms) if _SCRIPT_NATIVE[0] and _native.AVAILABLE else None
+    return NativePrefix(plan) if plan is not None else NoPrefix()

@@ -11,7 +11,7 @@ Parameters are tensors drawn with torch's RNG (see ``_draw``), so a compiled ran
 new values without recompiling.
 
 Per-sample randomness on batches (``transforms._batch``): a sample holding batch tv_tensors
-(``tv_tensors.BatchedImages``, ...) gets ``_draw_batch(B, ...)``, one parameter set per sample (leading dimension
+(``tv_tensors.BatchedImages``, ...) gets ``_draw([B], ...)``, one parameter set per sample (leading dimension
 B), and each leaf goes through ``transform_batch`` with the rows of those parameters that belong to its rows.
 ``forward_batch(x)`` (also in TorchScript) does the same for a plain ``[B, ...]`` tensor.
 """
@@ -31,47 +31,25 @@ from ..tv_tensors import kind_of
 from ..tv_tensors._batch_pytree import sample_leaf
 from ..tv_tensors._encoded import EncodedImage
 from ._batch import query_batch_size, rows_of
+from ._compile import GUARD_TOKEN, _with_filter
 from ._decode_fused import forward_encoded, forward_encoded_alone, holds_encoded
 from ._random import draw_coins, python_choice, select_rows, uniform, where_rows
 from ._seeding import worker_generator
-from ._utils import is_image_like, leaf_size, query_device, query_size
+from ._utils import is_image_like, query_device, query_size
 from .functional._dispatch import _passthrough, get_kernel, is_pure_tensor, is_tracing
 
 Params = Dict[str, torch.Tensor]
-GUARD_TOKEN = "_guard_token"  # see Transform.__setattr__ and _compile.py
 _TOKENS = itertools.count(1)  # process-wide: a token names one transform instance in one state
 _TRUE = torch.tensor(True)  # the coin handed to ``_apply`` by the eager fast path (read only)
 _is_compiling = torch.compiler.is_compiling  # the same function (dynamo folds it), one global look-up per call
 
 
-_PLAIN_FAST: Dict[type, int] = {}  # per class: how ``__call__`` may handle one plain tensor (see _plain_fast)
-
-
-def _plain_fast(cls: type) -> int:
-    """How ``__call__`` may handle one plain tensor of a class that keeps the generic routing (the base
-    ``forward``, ``_forward_sample``, ``make_params`` and leaf rule): 1, hand it to the class's ``_eager_plain``;
-    2, a deterministic class (no ``_draw``): ``transform(tensor, {})``; 0, the generic path; plus 4 where the class
-    overrides ``check_inputs`` (the base one checks nothing and is not called). A ``make_params`` marked
-    ``_returns_no_params`` (it returns ``{}`` whatever the sample, e.g. ``_misc._Deterministic``'s) counts as the
-    base one for 2: the generic path then calls ``transform(tensor, {})`` too."""
-    fast = _PLAIN_FAST.get(cls)
-    if fast is None:
-        fast = 0
-        no_params = getattr(cls.make_params, "_returns_no_params", False) is True
-        if (
-            cls.forward is Transform.forward
-            and cls._forward_sample is Transform._forward_sample
-            and (cls.make_params is Transform.make_params or no_params)
-            and cls._needs_transform_list is Transform._needs_transform_list
-        ):
-            if cls._eager_plain is not Transform._eager_plain and not no_params:
-                fast = 1
-            elif cls._draw is Transform._draw:
-                fast = 2
-            if fast and cls.check_inputs is not Transform.check_inputs:
-                fast |= 4  # the class checks its inputs
-        _PLAIN_FAST[cls] = fast
-    return fast
+# How ``__call__`` handles one plain tensor in eager mode (``Transform._plain_route``, set per class when the
+# class is created, from which hooks it overrides): the generic path, the class's eager hook, or ``transform(x, {})``.
+ROUTE_GENERIC = 0
+ROUTE_EAGER_HOOK = 1  # the class overrides ``_eager_plain``
+ROUTE_NO_PARAMS = 2  # a deterministic class (no ``_draw``): ``transform(tensor, {})``
+ROUTE_CHECKS = 4  # added to either: the class overrides ``check_inputs``, which runs first
 
 
 def _unhooked(module: nn.Module) -> bool:
@@ -95,6 +73,32 @@ def _unhooked(module: nn.Module) -> bool:
 def _as_float32(value: float) -> float:
     """``value`` rounded to float32, as a tensor comparison with it rounds it."""
     return struct.unpack("f", struct.pack("f", value))[0]
+
+
+def _owner(cls: type, name: str) -> Optional[type]:
+    """The class of ``cls``'s MRO whose body defines ``name``."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass
+    return None
+
+
+def _eager_hook_holds(cls: type) -> bool:
+    """Whether ``cls``'s eager hook (``_eager_plain``) may stand for its generic path: the hook is defined below
+    ``Transform`` and no method it shortcuts is overridden by a class below the hook's, so a user's subclass that
+    changes ``transform`` or the draw (or the effect of a probability transform, which a native hook applies
+    itself) runs as written."""
+    hook = _owner(cls, "_eager_plain")
+    if hook is None or hook is Transform:
+        return False
+    shortcut = ["transform", "transform_batch", "_draw"]
+    if hook is not globals().get("RandomApplyTransform"):  # its own hook calls _apply; the others apply natively
+        shortcut.append("_apply")
+    for name in shortcut:
+        owner = _owner(cls, name)
+        if owner is not None and owner is not hook and issubclass(owner, hook):
+            return False
+    return True
 
 
 @torch.jit.unused
@@ -127,8 +131,38 @@ class Transform(nn.Module):
     # torchvision's v1 class that its v2 class falls back to under torch.jit.script (read by code written for
     # torchvision). None: a jitvision transform scripts as itself, there is no fallback class.
     _v1_transform_cls: Optional[type] = None
-    # False where ``_draw`` ignores the height and width: ``make_params`` then takes a sample without a sized leaf.
+    # False where ``_draw`` ignores the height and width: ``make_params`` then reads no size from the sample (as
+    # torchvision's make_params of such a class), so a sample without a sized leaf is accepted.
     _draw_uses_size: bool = True
+    # Set per class by ``__init_subclass__`` from which methods the class overrides (read on every call, so they are
+    # decided once, when the class is created): the route of one plain tensor in ``__call__`` (ROUTE_*), whether
+    # the class has an eager hook, its own ``make_params``, a ``_draw``.
+    _plain_route: int = ROUTE_GENERIC
+    _has_eager_hook: bool = False
+    _own_make_params: bool = False
+    _draws: bool = False
+    _declares_stage: bool = False  # the class defines native_stage itself (see _stages: subclasses fuse only so)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._has_eager_hook = _eager_hook_holds(cls)
+        cls._own_make_params = cls.make_params is not Transform.make_params
+        cls._draws = cls._draw is not Transform._draw
+        cls._declares_stage = "native_stage" in cls.__dict__
+        generic = (
+            cls.forward is Transform.forward
+            and cls._forward_sample is Transform._forward_sample
+            and not cls._own_make_params
+            and cls._needs_transform_list is Transform._needs_transform_list
+        )
+        route = ROUTE_GENERIC
+        if generic and cls._has_eager_hook:
+            route = ROUTE_EAGER_HOOK
+        elif generic and not cls._draws:
+            route = ROUTE_NO_PARAMS
+        if route != ROUTE_GENERIC and cls.check_inputs is not Transform.check_inputs:
+            route |= ROUTE_CHECKS
+        cls._plain_route = route
 
     def __init__(self, *, generator: Optional[torch.Generator] = None) -> None:
         super().__init__()
@@ -160,8 +194,6 @@ class Transform(nn.Module):
         """``nn.Module.compile`` (compile this module's call in place) with jitvision's guard filter and default
         backend: see ``jitvision.transforms.compile``, which takes the same arguments and returns the compiled
         callable."""
-        from ._compile import _with_filter
-
         super().compile(*args, **_with_filter(kwargs))
 
     def __call__(self, *inputs: Any) -> Any:
@@ -170,15 +202,13 @@ class Transform(nn.Module):
             # The eager fast path for one plain tensor: what nn.Module.__call__ -> forward -> _forward_sample would
             # do, minus their frames and checks (~15 us of a cheap transform's ~30). Same draws, same result.
             if type(inpt) is torch.Tensor and not _is_compiling():
-                fast = _PLAIN_FAST.get(type(self))
-                if fast is None:
-                    fast = _plain_fast(type(self))
-                if fast and _unhooked(self):
-                    if fast & 4:
+                route = self._plain_route
+                if route and _unhooked(self):
+                    if route & ROUTE_CHECKS:
                         self.check_inputs([inpt])
                     if not isinstance(inpt, self._transformed_types):
                         return inpt
-                    if fast & 1:
+                    if route & ROUTE_EAGER_HOOK:
                         if inpt.device.type == "cpu":  # the hook reads its draws on the host (see _eager_plain)
                             out = self._eager_plain(inpt)
                             if out is not None:
@@ -192,7 +222,7 @@ class Transform(nn.Module):
 
     def forward(self, inpt: torch.Tensor) -> torch.Tensor:
         if torch.jit.is_scripting():
-            return self.transform(inpt, self._draw(inpt.shape[-2], inpt.shape[-1], inpt.device))
+            return self.transform(inpt, self._draw([], inpt.shape[-2], inpt.shape[-1], inpt.device))
         return self._forward_sample(inpt)
 
     @torch.jit.export
@@ -205,8 +235,14 @@ class Transform(nn.Module):
             )
         if not torch.jit.is_scripting():
             self._read_guard_tokens()
-        params = self._draw_batch(images.shape[0], images.shape[-2], images.shape[-1], images.device)
+        params = self._draw([images.shape[0]], images.shape[-2], images.shape[-1], images.device)
         return self.transform_batch(images, params)
+
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        """The native stage this transform contributes to a fused path (a kind from ``_stages``), or None. Read
+        through ``_stages.stage_of``, which honours it only where the class defines it in its own body."""
+        return None
 
     # ---- the Python path -------------------------------------------------------------------------------
 
@@ -223,8 +259,8 @@ class Transform(nn.Module):
                 return sample
             cls = type(self)
             if (
-                cls._eager_plain is not Transform._eager_plain
-                and cls.make_params is Transform.make_params  # a custom make_params is honoured
+                cls._has_eager_hook
+                and not cls._own_make_params  # a custom make_params is honoured
                 and (cls._traced_plain or not torch.compiler.is_compiling())
                 and not torch._C._get_tracing_state()  # jit.trace records tensor ops, not native draws
                 and sample.device.type == "cpu"  # reading draws on the host would synchronise with a GPU
@@ -260,11 +296,11 @@ class Transform(nn.Module):
         """``make_params([image])`` for one plain tensor, without the sample inspection: a cheap transform's whole
         per-call budget is a few microseconds, and inspecting the sample cost more than that."""
         cls = type(self)
-        if cls.make_params is not Transform.make_params or image.ndim < 2:
+        if cls._own_make_params or image.ndim < 2:
             return self.make_params([image])
-        if cls._draw is Transform._draw:
+        if not cls._draws:
             return {}
-        return self._draw(image.shape[-2], image.shape[-1], image.device)
+        return self._draw([], image.shape[-2], image.shape[-1], image.device)
 
     @torch.jit.unused
     def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
@@ -281,7 +317,7 @@ class Transform(nn.Module):
         on one plain tensor outside torch.compile/jit.trace and without module hooks calls ``check_inputs`` and
         then this method directly, skipping ``nn.Module.__call__`` (hooks, when present, take the generic route).
         A native op that draws and applies in one call (``jitvision_native::random_*``, on ``self._rng()``) fits
-        here too; ``self._fast_rng()`` is the same generator without ``_rng``'s scripting/compile checks (this method
+        here too; ``self._rng()`` is the same generator without ``_rng``'s scripting/compile checks (this method
         only runs eagerly), and the op's ``OpOverload._op`` skips ``OpOverload.__call__``'s frame. A class that sets
         ``_traced_plain`` gets this method under torch.compile/export too (its op then must draw on the global RNG
         when ``self.generator`` is None, have a fake implementation and be tagged ``nondeterministic_seeded``)."""
@@ -324,11 +360,11 @@ class Transform(nn.Module):
         whose torchvision counterpart names its parameters differently give them torchvision's keys here
         (``_public_params``), which their ``transform`` reads, so a subclass that edits them works as with
         torchvision."""
-        if not self._draw_uses_size and not any(leaf_size(inpt) is not None for inpt in flat_inputs):
-            height, width = 0, 0  # as torchvision, a draw that does not depend on the size needs no sized leaf
+        if not self._draw_uses_size:
+            height, width = 0, 0  # as torchvision, a draw that does not depend on the size reads no size
         else:
             height, width = query_size(flat_inputs, type(self).__name__)
-        drawn = self._draw(height, width, query_device(flat_inputs))
+        drawn = self._draw([], height, width, query_device(flat_inputs))
         return self._public_params(drawn, flat_inputs, height, width)
 
     @torch.jit.unused
@@ -341,59 +377,68 @@ class Transform(nn.Module):
     def make_batch_params(self, flat_inputs: List[Any], batch_size: int) -> Dict[str, Any]:
         """One parameter set per sample of a batch sample (leading dimension ``batch_size``)."""
         height, width = query_size(flat_inputs, type(self).__name__)
-        return self._draw_batch(batch_size, height, width, query_device(flat_inputs))
+        return self._draw([batch_size], height, width, query_device(flat_inputs))
 
     # ---- what subclasses implement ------------------------------------------------------------------------
 
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        """Tensor parameters for an input of this size; deterministic transforms draw nothing."""
-        return torch.jit.annotate(Params, {})  # the alias: subscripting Dict per call costs ~5 us in eager
-
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        """``batch_size`` parameter sets (every tensor with that leading dimension), distributed as ``_draw``'s.
-        Random transforms override it; the default (no parameters) is right for deterministic ones only."""
-        return self._draw(height, width, device)
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        """The random parameters, as tensors, for inputs of this size: ``batch_shape`` ``[]`` for one sample, ``[B]``
+        for a batch of B samples (every parameter then has that leading dimension, one row per sample, distributed
+        as one sample's). The one draw of a random transform; deterministic transforms draw nothing."""
+        return torch.jit.annotate(Params, {})  # the alias: subscripting Dict per call is slower in eager
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        """The effect on one leaf with ``_draw``'s parameters: one sample's, or a batch's rows where the leaf's
+        leading dimension holds the samples (``_random.rows_view`` broadcasts a parameter either way)."""
         raise NotImplementedError(f"{type(self).__name__} does not implement transform()")
 
     def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        """``transform`` with per-row parameters: ``inpt``'s leading dimension matches every parameter's.
-        Random transforms override it; deterministic ones transform every row alike."""
+        """The effect on a batch leaf with per-row parameters. ``transform`` unless a class's batch needs other code
+        (per-row crops of different boxes, for example)."""
         return self.transform(inpt, params)
 
     def _rng(self) -> Optional[torch.Generator]:
+        """The generator every draw of this transform uses: None for the global RNG (TorchScript, whose saved modules
+        cannot hold a generator, and transforms made without one); in eager code ``generator``, as a stream of its
+        own in each DataLoader worker and epoch (``_seeding.worker_generator``)."""
         if torch.jit.is_scripting():
-            return None
-        return self._eager_generator()
-
-    @torch.jit.unused
-    def _fast_rng(self) -> Optional[torch.Generator]:
-        """``_rng()`` for ``_eager_plain`` (eager by contract, so without the scripting and compile checks)."""
+            return None  # TorchScript compiles no further: the rest reads an attribute it ignores
         generator = self.generator
-        return None if generator is None else worker_generator(generator)
-
-    @torch.jit.unused
-    def _eager_generator(self) -> Optional[torch.Generator]:
-        if self.generator is not None and torch.compiler.is_compiling():
+        if generator is None:
+            return None
+        if _is_compiling():
             raise ValueError(
                 f"{type(self).__name__}: a torch.Generator cannot be used under torch.compile/export "
                 "(dynamo does not trace generators); seed the global RNG with torch.manual_seed instead"
             )
-        if self.generator is None:
-            return None
-        return worker_generator(self.generator)  # a stream of its own in each DataLoader worker and epoch
+        return worker_generator(generator)
 
 
 class RandomApplyTransform(Transform):
     """A transform applied with probability ``p``: the coin is a tensor, so compiled code stays random.
 
     Subclasses implement ``_apply(inpt, params)`` (the effect, always applied); this class draws the coin
-    (``params["apply"]``: bool ``[]``, or ``[B]`` on a batch) and gates the effect with it in ``_select``: a
-    Python branch where ``python_choice`` allows one, else ``_apply_where`` (a per-row select). Subclasses with
-    more random parameters override ``_draw``/``_draw_batch`` and draw the coin with ``_random.draw_coins`` (no
-    ``super()``: TorchScript does not support it).
+    (``params["apply"]``: bool ``[]``, or ``[B]`` on a batch) and gates the effect with it in ``_gate``, the one
+    gate: a Python branch where ``python_choice`` allows one, the effect alone where the coin is a constant of a
+    traced graph (p 0 or 1), else ``_apply_where`` (a per-row select; a class overrides it for a cheaper
+    formulation). Subclasses with more random parameters override ``_draw`` and draw the coin with
+    ``_random.draw_coins`` (no ``super()``: TorchScript does not support it).
     """
+
+    # Whether the coin is the class's only draw (``_draw``, ``make_params`` and
+    # ``make_batch_params`` are this class's): set per class by ``__init_subclass__``. Only then may a traced graph
+    # with p 0 or 1 drop the draw (``_constant_coin``), and the eager hook draw the coin on the host.
+    _coin_only: bool = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._coin_only = (
+            cls._draw is RandomApplyTransform._draw
+            and cls.make_params is Transform.make_params
+            and cls.make_batch_params is Transform.make_batch_params
+        )
 
     def __init__(self, p: float = 0.5, *, generator: Optional[torch.Generator] = None) -> None:
         super().__init__(generator=generator)
@@ -401,11 +446,10 @@ class RandomApplyTransform(Transform):
             raise ValueError(f"{type(self).__name__}: p must be a probability in [0, 1], got {p}")
         self.p = float(p)  # an int p (p=1) is a float to TorchScript (draw_coins takes a float)
 
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return {"apply": self._coins([], device)}
-
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return {"apply": self._coins([batch_size], device)}
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        return {"apply": self._coins(batch_shape, device)}
 
     def _coins(self, shape: List[int], device: torch.device) -> torch.Tensor:
         if not torch.jit.is_scripting():
@@ -418,33 +462,21 @@ class RandomApplyTransform(Transform):
     def _constant_coin(self) -> Optional[bool]:
         """Under torch.compile/export, where ``p`` is 1 or 0 (a Python float, a constant of the graph): the coin
         every draw gives (a float32 uniform in [0, 1) is always below 1 and never below 0), so the graph has no
-        random op and no select: ``_draw``/``_draw_batch`` return it as a constant and ``_select`` applies the effect
-        (or returns the input) directly. None otherwise (eager keeps drawing the coin, as torchvision does:
-        the same RNG stream; TorchScript draws too). Only where the coin is this class's own (``_draw`` and
-        ``make_params`` not overridden, or their batch counterparts), so a custom draw still decides."""
-        if not is_tracing():
+        random op and no select: ``_draw`` returns it as a constant and ``transform`` applies the
+        effect (or returns the input) directly. None otherwise (eager keeps drawing the coin, as torchvision does:
+        the same RNG stream; TorchScript draws too), and where the class draws more than the coin."""
+        if not is_tracing() or not self._coin_only:
             return None
         p = self.p
         if p != 1.0 and p != 0.0:
             return None
-        cls = type(self)
-        if not (
-            cls._draw is RandomApplyTransform._draw
-            and cls._draw_batch is RandomApplyTransform._draw_batch
-            and cls.make_params is Transform.make_params
-            and cls.make_batch_params is Transform.make_batch_params
-        ):
-            return None
         return p == 1.0
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        return self._select(inpt, params)
+        return self._gate(inpt, params)
 
-    def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        return self._select(inpt, params)
-
-    def _select(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        """The effect where the coin says so: the one place a probability gate is decided."""
+    def _gate(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
+        """The one probability gate: the effect where the coin says so (one sample, or per row of a batch)."""
         apply = params["apply"]
         choice = python_choice(apply)
         if choice is not None:
@@ -452,39 +484,20 @@ class RandomApplyTransform(Transform):
         if not torch.jit.is_scripting():
             constant = self._constant_coin()
             if constant is not None:  # traced with p 1 or 0: the coin _draw made is that constant
-                return self._apply_always(inpt, params) if constant else inpt
+                return self._apply(inpt, params) if constant else inpt
         return self._apply_where(inpt, params)
 
     @torch.jit.unused
     def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
-        # Only for subclasses whose one parameter is the coin: the coin's uniform compared on the host with p
-        # rounded to float32 (what ``draw_coins``'s float32 comparison does), no bool tensor.
-        if type(self)._draw is not RandomApplyTransform._draw:
+        # Where the coin is the only parameter: the coin drawn on the host, the effect called directly. A class with a
+        # native op that draws the coin and applies the effect in one call overrides this (and falls back to
+        # ``eager_coin_then_apply`` where its op does not take the image).
+        if not self._coin_only:
             return None
-        drawn = self._eager_coin_and_apply(image)
-        if drawn is not None:
-            return drawn[0] if drawn else image
-        u = uniform([], self._rng(), image.device).item()
-        if not u < _as_float32(self.p):
-            return image
-        return self._apply(image, {"apply": _TRUE})
-
-    @torch.jit.unused
-    def _eager_coin_and_apply(self, image: torch.Tensor) -> Optional[List[torch.Tensor]]:
-        """The subclass hook of ``_eager_plain`` for a native op that draws the coin and applies the effect in one
-        call: ``[output]`` where the coin says apply, ``[]`` where it says no, or None (nothing drawn) to draw
-        the coin here and call ``_apply``. The op must draw the coin as ``draw_coins`` does: one float32
-        ``rand`` on ``self._rng()``, compared with ``p`` rounded to float32 (e.g. ``jitvision_native::random_flip``)."""
-        return None
+        return eager_coin_then_apply(self, image)
 
     def _apply(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         raise NotImplementedError(f"{type(self).__name__} does not implement _apply()")
-
-    @torch.jit.unused
-    def _apply_always(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        """The effect in a traced graph whose coin is a constant True (``_constant_coin``): ``_apply``. A class whose
-        ``_apply_where`` traces to faster code than its ``_apply`` (a native node) overrides it."""
-        return self._apply(inpt, params)
 
     def _apply_where(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         """The effect on the rows whose coin is set, as tensor code (override for a cheaper formulation)."""
@@ -494,3 +507,27 @@ class RandomApplyTransform(Transform):
 
     def extra_repr(self) -> str:
         return f"p={self.p}"
+
+
+@torch.jit.unused
+def eager_coin_then_apply(transform: RandomApplyTransform, image: torch.Tensor) -> torch.Tensor:
+    """One eager draw of ``transform``'s coin on the host and its effect: the coin's float32 uniform compared with
+    ``p`` rounded to float32 (what ``draw_coins``'s float32 comparison does), without a bool tensor. A native op
+    that draws the coin itself (``jitvision_native::random_flip``, ``random_point_u8``) draws it the same way:
+    one float32 ``rand`` on ``transform._rng()``."""
+    u = uniform([], transform._rng(), image.device).item()
+    if not u < _as_float32(transform.p):
+        return image
+    return transform._apply(image, {"apply": _TRUE})
+
+
+@torch.jit.unused
+def coin_result(
+    drawn: Optional[List[torch.Tensor]], transform: RandomApplyTransform, image: torch.Tensor
+) -> torch.Tensor:
+    """The eager hook's output from a native op that draws the coin and applies the effect: ``[output]`` where the
+    coin said apply, ``[]`` where it said no; None (the op does not take this image: nothing was drawn) draws the
+    coin on the host instead."""
+    if drawn is None:
+        return eager_coin_then_apply(transform, image)
+    return drawn[0] if drawn else image

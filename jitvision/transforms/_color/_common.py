@@ -8,7 +8,7 @@ import torch
 from ... import _native
 from ..._eager_ops import entry
 from ...tv_tensors import wrap
-from .._transform import RandomApplyTransform
+from .._transform import RandomApplyTransform, coin_result
 from ..functional._dispatch import unwrap
 
 _RANDOM_POINT = entry("random_point_u8") if _native.AVAILABLE else None
@@ -44,13 +44,12 @@ def on_leaf(
 
 
 @torch.jit.unused
-def native_point_coin(
-    transform: RandomApplyTransform, image: torch.Tensor, op: int, arg: int
-) -> Optional[List[torch.Tensor]]:
-    """``RandomApplyTransform._eager_coin_and_apply`` for a uint8 point op (``_native_u8.INVERT``, ``SOLARIZE``,
-    ``POSTERIZE`` with its ``arg``): on a uint8 CPU image, the coin and the op in one native call (the same draw on
-    the same generator as the generic path); otherwise None (the coin drawn in Python)."""
+def native_point_coin(transform: RandomApplyTransform, image: torch.Tensor, op: int, arg: int) -> torch.Tensor:
+    """The eager hook of a uint8 point op (``_native_u8.INVERT``, ``SOLARIZE``, ``POSTERIZE`` with its ``arg``): on a
+    uint8 CPU image, the coin and the op in one native call (the same draw on the same generator as the generic
+    path); otherwise the coin drawn on the host."""
+    drawn: Optional[List[torch.Tensor]] = None
     if _RANDOM_POINT is not None and image.dtype == torch.uint8 and image.is_cpu and image.ndim >= 2:
         # _native_u8.random_point's op, called through its eager entry point (jitvision._eager_ops)
-        return _RANDOM_POINT(image, transform.p, op, arg, transform._fast_rng())
-    return None
+        drawn = _RANDOM_POINT(image, transform.p, op, arg, transform._rng())
+    return coin_result(drawn, transform, image)

@@ -12,7 +12,7 @@ import torch
 
 from ...tv_tensors import wrap
 from .. import functional as F
-from .._random import uniform, where_rows
+from .._random import as_drawn, row_count, uniform, where_rows
 from .._transform import Transform
 from .._utils import require_image
 from ..functional._color import _native_u8
@@ -66,14 +66,6 @@ def _check_ranges(owner: str, brightness: Any, contrast: Any, saturation: Any, h
         _check_range(owner, saturation, "saturation", 1.0, unbounded, True),
         _check_range(owner, hue, "hue", 0.0, (-0.5, 0.5), False),
     ]
-
-
-def _first_row(params: Dict[str, torch.Tensor]) -> Dict[str, torch.Tensor]:
-    """One sample's parameters out of a batch draw of 1: the single-sample draw is the batch draw."""
-    out: Dict[str, torch.Tensor] = {}
-    for key, value in params.items():
-        out[key] = value[0]
-    return out
 
 
 def _draw_factors(
@@ -159,8 +151,8 @@ def _branch(index: int) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
 @torch.jit.unused
 def _jitter_cond(image: torch.Tensor, order: torch.Tensor, factors: torch.Tensor, present: List[bool]) -> torch.Tensor:
     """ColorJitter on one sample under torch.compile/export: at each of the 4 positions a chain of ``torch.cond``
-    runs the one configured adjustment the drawn order puts there (measured faster than ``_jitter_select`` with
-    inductor; see docs/design/policies.md)."""
+    runs the one configured adjustment the drawn order puts there (only the drawn adjustment runs, where
+    ``_jitter_select`` computes all four and selects; see docs/design/policies.md)."""
     ops = [index for index in range(4) if present[index]]
 
     def chain(op: torch.Tensor, rest: List[int]) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
@@ -222,27 +214,24 @@ class ColorJitter(Transform):
     @torch.jit.unused
     def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
         # A uint8 CPU image: _draw's draws (same generator calls, same values) and the adjustments in one native
-        # call, no parameter tensors built and read back (~90 us of a ~220 us call on a 512x512 image).
+        # call, no parameter tensors built and read back (on a cheap call those dominate the adjustments' cost).
         if image.ndim < 3 or image.shape[-3] not in (1, 3) or not _native_u8.applies(image):
             return None
         return _native_u8.color_jitter_random(image, self._low, self._high, self._present_mask, self._rng())
 
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return _first_row(self._draw_batch(1, height, width, device))
-
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        batch_size = row_count(batch_shape)  # one sample: row 0 of a draw of one (the same stream)
         generator = self._rng()
         order = uniform([batch_size, 4], generator, device).argsort(dim=-1)
         factors = _draw_factors(self._ranges, [batch_size], generator, device)
-        return {"order": order, "factors": factors}
+        return as_drawn(batch_shape, {"order": order, "factors": factors})
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         if torch.jit.is_scripting() or is_pure_tensor(inpt):
             return self._jitter(inpt, params)
         return self._jitter_leaf(inpt, params)
-
-    def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        return self.transform(inpt, params)
 
     def _jitter(self, image: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         check_image(image, "ColorJitter", [1, 3])
@@ -308,10 +297,10 @@ class RandomPhotometricDistort(Transform):
             r if r is not None else (_IDENTITY[i], _IDENTITY[i]) for i, r in enumerate(configured)
         ]
 
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return _first_row(self._draw_batch(1, height, width, device))
-
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        batch_size = row_count(batch_shape)  # one sample: row 0 of a draw of one (the same stream)
         generator = self._rng()
         # apply: brightness, contrast, saturation, hue, channel permutation; then contrast before saturation.
         coins = uniform([batch_size, 6], generator, device)
@@ -319,15 +308,13 @@ class RandomPhotometricDistort(Transform):
         apply = (coins[:, :5] < self.p) & present
         factors = _draw_factors(self._ranges, [batch_size], generator, device)
         keys = uniform([batch_size, 16], generator, device)
-        return {"apply": apply, "contrast_before": coins[:, 5] < 0.5, "factors": factors, "keys": keys}
+        drawn = {"apply": apply, "contrast_before": coins[:, 5] < 0.5, "factors": factors, "keys": keys}
+        return as_drawn(batch_shape, drawn)
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         if torch.jit.is_scripting() or is_pure_tensor(inpt):
             return self._distort(inpt, params)
         return self._distort_leaf(inpt, params)
-
-    def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        return self.transform(inpt, params)
 
     def _distort(self, image: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         check_image(image, "RandomPhotometricDistort", [1, 3])

@@ -9,7 +9,7 @@ from ... import _native
 from ..._eager_ops import entry
 from .. import functional as F
 from .._random import uniform
-from .._transform import RandomApplyTransform, Transform
+from .._transform import RandomApplyTransform, Transform, eager_coin_then_apply
 from .._utils import require_image
 from ..functional._color import _native_u8
 from ..functional._color._grayscale import _permute_channels
@@ -70,7 +70,7 @@ class RandomInvert(RandomApplyTransform):
     _functional = staticmethod(F.invert)
 
     @torch.jit.unused
-    def _eager_coin_and_apply(self, image: torch.Tensor) -> Optional[List[torch.Tensor]]:
+    def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
         return native_point_coin(self, image, _native_u8.INVERT, 0)
 
     def _apply(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
@@ -89,9 +89,9 @@ class RandomPosterize(RandomApplyTransform):
         self.bits = bits
 
     @torch.jit.unused
-    def _eager_coin_and_apply(self, image: torch.Tensor) -> Optional[List[torch.Tensor]]:
-        if self.bits >= 8:  # the identity (a copy): the generic path
-            return None
+    def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
+        if self.bits >= 8:  # the identity (a copy): the coin on the host, then posterize's copy
+            return eager_coin_then_apply(self, image)
         return native_point_coin(self, image, _native_u8.POSTERIZE, (0xFF << (8 - self.bits)) & 0xFF)
 
     def _apply(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
@@ -113,9 +113,9 @@ class RandomSolarize(RandomApplyTransform):
         self.threshold = float(threshold)
 
     @torch.jit.unused
-    def _eager_coin_and_apply(self, image: torch.Tensor) -> Optional[List[torch.Tensor]]:
-        if not self.threshold <= 255:  # solarize's error for uint8 images (and NaN's no-op), by the generic path
-            return None
+    def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
+        if not self.threshold <= 255:  # solarize's error for uint8 images (and NaN's no-op), after the host coin
+            return eager_coin_then_apply(self, image)
         return native_point_coin(self, image, _native_u8.SOLARIZE, solarize_cut(self.threshold))
 
     def _apply(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
@@ -176,11 +176,10 @@ class RandomChannelPermutation(Transform):
 
     _functional = staticmethod(F.permute_channels)
 
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return {"keys": uniform([16], self._rng(), device)}
-
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return {"keys": uniform([batch_size, 16], self._rng(), device)}
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        return {"keys": uniform(batch_shape + [16], self._rng(), device)}
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return self._permute(inpt, params)
@@ -188,17 +187,14 @@ class RandomChannelPermutation(Transform):
     @torch.jit.unused
     def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
         # _draw's keys, then the permutation: what the generic path does, without nn.Module's call and
-        # _forward_sample (~15 us of a ~40 us call)
+        # _forward_sample, which cost more than the permutation itself on a small image
         if image.ndim < 3:
             return None  # the kernels' error: the generic path
-        keys = uniform([16], self._fast_rng(), image.device)
+        keys = uniform([16], self._rng(), image.device)
         permutation = permutation_from_keys(keys, image.shape[-3], "RandomChannelPermutation")
         if _PERMUTE_CHANNELS is not None and not image.requires_grad:
             return _PERMUTE_CHANNELS(image, permutation)  # the native op, without call_custom_op's views
         return _permute_channels(image, permutation)
-
-    def transform_batch(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        return self._permute(inpt, params)
 
     def _permute(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         if torch.jit.is_scripting() or is_pure_tensor(inpt):

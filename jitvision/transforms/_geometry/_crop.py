@@ -7,6 +7,7 @@ import torch
 
 from ... import _native
 from ..._eager_ops import entry
+from .. import _stages
 from .. import functional as F
 from .._random import draws_on_host, uniform
 from .._transform import Transform
@@ -16,8 +17,8 @@ from ..functional._geometry._crop import crop_at
 from ..functional._geometry._pad import _parse_pad_padding
 from ._pad import PaddingTransform, check_padding
 
-# The native ops' eager entry points (jitvision._eager_ops: the CPython binding, ~0.5 us a call, else
-# ``OpOverload._op``, ~2-3.5 us); None without the native geometry ops.
+# The native ops' eager entry points (jitvision._eager_ops: the CPython binding, else ``OpOverload._op``; both skip
+# the functional's dispatch); None without the native geometry ops.
 _CROP_COPY = entry("crop_copy") if _native.GEOMETRY else None
 _RANDOM_CROP = entry("random_crop") if _native.GEOMETRY else None
 
@@ -42,6 +43,10 @@ class CenterCrop(Transform):
     than a view of the input as in torchvision (the same values; one native row copy).
     """
 
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.CENTER_CROP
+
     _functional = staticmethod(F.center_crop)
 
     def __init__(self, size: Union[int, Sequence[int]]) -> None:
@@ -61,7 +66,7 @@ class CenterCrop(Transform):
         room_height, room_width = shape[-2] - crop_height, shape[-1] - crop_width
         if room_height < 0 or room_width < 0:
             return None
-        # _center_crop_anchor inline (half the room, rounded half to even): a third of this method's time was calls
+        # _center_crop_anchor inline (half the room, rounded half to even): a function call costs as much as the crop
         top = (room_height >> 1) + (room_height & 1) * ((room_height >> 1) & 1)
         left = (room_width >> 1) + (room_width & 1) * ((room_width >> 1) & 1)
         return _CROP_COPY(image, top, left, crop_height, crop_width)
@@ -80,6 +85,10 @@ class RandomCrop(PaddingTransform):
     one native call (``jitvision_native::random_crop``: the same draw on the same generator) and the output is a
     contiguous copy rather than a view of the input as in torchvision (the same values).
     """
+
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.RANDOM_CROP
 
     _functional = staticmethod(F.crop)
     padding: Optional[List[int]]
@@ -123,15 +132,18 @@ class RandomCrop(PaddingTransform):
             )
         return [left, top, right, bottom, padded_height, padded_width]
 
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        if not torch.jit.is_scripting():
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        if len(batch_shape) == 0 and not torch.jit.is_scripting():
             if draws_on_host(device):
                 return self._draw_eager(height, width, device)
-        return {"top_left": self._offsets([], height, width, device)}
+        return {"top_left": self._offsets(batch_shape, height, width, device)}
 
     @torch.jit.unused
     def _draw_eager(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        # The same draw and float64 arithmetic as _offsets on Python floats (a dozen tiny tensor ops cost ~10x more).
+        # The same draw and float64 arithmetic as _offsets on Python floats (a dozen tiny tensor ops cost more than
+        # the crop itself on a small image).
         plan = self._plan(height, width)
         dtype = torch.float32 if device.type == "mps" else torch.float64
         u_top, u_left = uniform([2], self._rng(), device, dtype).tolist()
@@ -150,7 +162,7 @@ class RandomCrop(PaddingTransform):
             shape = image.shape
             room_height, room_width = shape[-2] - size[0], shape[-1] - size[1]
             if room_height >= 0 and room_width >= 0 and (room_height or room_width):
-                return _RANDOM_CROP(image, size, self._fast_rng())
+                return _RANDOM_CROP(image, size, self._rng())
         plan = self._plan(image.shape[-2], image.shape[-1])
         if plan[0] != 0 or plan[1] != 0 or plan[2] != 0 or plan[3] != 0:
             return None
@@ -165,9 +177,6 @@ class RandomCrop(PaddingTransform):
         if room_height == 0 and room_width == 0:
             return image  # what transform returns when the crop is the whole input
         return image[..., top : top + crop_height, left : left + crop_width]
-
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return {"top_left": self._offsets([batch_size], height, width, device)}
 
     def _offsets(self, batch_shape: List[int], height: int, width: int, device: torch.device) -> torch.Tensor:
         """int64 ``[*batch_shape, 2]`` crop offsets (top, left), uniform over the in-bounds ones."""

@@ -204,7 +204,12 @@ class RandomIoUCrop(Transform):
         keep = (within & trial.unsqueeze(-1)).any(0).any(0) | ~apply
         return {"apply": apply, "box": box, "keep": keep.reshape(xyxy.shape[:-1])}
 
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        # One sample's draw needs the boxes (make_params); a batch is refused: each sample has its own output size.
+        if len(batch_shape) == 0:
+            return torch.jit.annotate(Dict[str, torch.Tensor], {})
         if not torch.jit.is_scripting():
             refuse_batch(type(self).__name__)
         raise ValueError("RandomIoUCrop: per-sample output sizes cannot be stacked in a batch")

@@ -6,8 +6,10 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 import torch
 
 from ... import _native
+from .. import _stages
 from .. import functional as F
 from .._random import draws_on_host, pair, uniform
+from .._script_fusion import script_standalone
 from .._transform import Transform
 from .._utils import setup_size
 from ..functional._dispatch import is_tracing
@@ -22,6 +24,10 @@ class Resize(Transform):
     The output size is computed without Python branches on the input size, so a pipeline starting with
     ``Resize(256)`` exports with dynamic height and width.
     """
+
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.RESIZE
 
     _functional = staticmethod(F.resize)
 
@@ -67,8 +73,6 @@ class Resize(Transform):
         return {}
 
     def __prepare_scriptable__(self) -> "Resize":
-        from .._script_fusion import script_standalone  # not at import: _script_fusion imports this module
-
         return script_standalone(self)
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
@@ -116,6 +120,10 @@ class RandomResizedCrop(Transform):
     ``jitvision_native::resized_crop_box`` (the same kernels as eager, with a fixed output shape).
     """
 
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.RANDOM_RESIZED_CROP
+
     _functional = staticmethod(F.resized_crop)
 
     def __init__(
@@ -142,8 +150,6 @@ class RandomResizedCrop(Transform):
         self.antialias = antialias
 
     def __prepare_scriptable__(self) -> "RandomResizedCrop":
-        from .._script_fusion import script_standalone  # not at import: _script_fusion imports this module
-
         return script_standalone(self)
 
     def _uniforms(self, batch_shape: List[int], device: torch.device) -> torch.Tensor:
@@ -162,14 +168,13 @@ class RandomResizedCrop(Transform):
             return [height, max(int(round(height * self.ratio[1])), 1)]
         return [height, width]
 
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        if not torch.jit.is_scripting():
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        if len(batch_shape) == 0 and not torch.jit.is_scripting():
             if draws_on_host(device):
                 return self._draw_eager(height, width, device)
-        return {"box": self._boxes([], height, width, device)}
-
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return {"box": self._boxes([batch_size], height, width, device)}
+        return {"box": self._boxes(batch_shape, height, width, device)}
 
     def _boxes(self, batch_shape: List[int], height: int, width: int, device: torch.device) -> torch.Tensor:
         """int64 ``[*batch_shape, 4]`` regions [top, left, height, width], drawn with tensor ops: all 10 candidates

@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 import torch
 
+from .. import _stages
 from .. import functional as F
 from .._drawn import check_positive, ints_of, refuse_batch
 from .._random import randint, uniform
@@ -53,11 +54,12 @@ class _RandomSizeResize(Transform):
     def _size(self, height: int, width: int, device: torch.device) -> torch.Tensor:
         raise NotImplementedError(f"{type(self).__name__} does not implement _size()")
 
-    def _draw(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return {"size": self._size(height, width, device)}
-
-    def _draw_batch(self, batch_size: int, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        return {"size": torch.stack([self._size(height, width, device) for _ in range(batch_size)])}
+    def _draw(
+        self, batch_shape: List[int], height: int, width: int, device: torch.device
+    ) -> Dict[str, torch.Tensor]:
+        if len(batch_shape) == 0:
+            return {"size": self._size(height, width, device)}
+        return {"size": torch.stack([self._size(height, width, device) for _ in range(batch_shape[0])])}
 
     @torch.jit.unused
     def _public_params(self, drawn: Dict[str, Any], flat_inputs: List[Any], height: int, width: int) -> Dict[str, Any]:
@@ -121,6 +123,10 @@ class ScaleJitter(_RandomSizeResize):
 class RandomShortestSize(_RandomSizeResize):
     """Scale the input so that its shorter side is one of ``min_size`` (drawn uniformly), the longer side capped
     at ``max_size``."""
+
+    @torch.jit.unused
+    def native_stage(self) -> Optional[str]:
+        return _stages.RANDOM_SHORTEST_SIZE
 
     def __init__(
         self,
