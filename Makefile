@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test sanitize fuzz lint bench bench-decode albumentationsx audit deploy docs wheel test-torch2 clean gpu-check gpu-wheels browser gallery
+.PHONY: demo test sanitize fuzz lint bench bench-decode bench-e2e albumentationsx audit deploy docs wheel test-torch2 clean gpu-check gpu-wheels browser gallery
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -75,8 +75,9 @@ lint: $(STAMP)
 	$(PY) -m ruff check jitvision tests
 
 # The peers of `python -m jitvision bench` (the `bench` extra of pyproject.toml; listed here so that installing
-# them does not reinstall and rebuild jitvision itself). None of them may change torch.
-BENCH_DEPS := "albumentations==2.0.8" "kornia==0.9.*" scikit-image matplotlib timm
+# them does not reinstall and rebuild jitvision itself). None of them may change torch. NVIDIA DALI (the CUDA 12
+# wheel; `bench --e2e` runs it on the CPU only) is large: `bench --e2e` reports its row as not installed without it.
+BENCH_DEPS := "albumentations==2.0.8" "kornia==0.9.*" scikit-image matplotlib timm "nvidia-dali-cuda120==2.4.0"
 
 # AlbumentationsX (AGPL-3.0; the maintained successor of albumentations) installs under the module name
 # `albumentations`, so `bench --per-transform` runs it in an environment of its own, in a process of its own
@@ -104,6 +105,7 @@ bench: $(STAMP) $(ALBX_STAMP)
 	$(PY) -m jitvision bench --pil --json bench-pil.json
 	$(PY) -m jitvision bench --batch --json bench-batch.json
 	$(PY) -m jitvision bench --augment --json bench-augment.json
+	$(PY) -m jitvision bench --e2e --json bench-e2e.json --plot bench-e2e.png
 
 # The GPU check, run on a machine with an NVIDIA GPU and its own Python and torch (no network needed, no venv): builds
 # the native library against that torch, runs the CUDA tests and the GPU benchmark (tools/gpu_check.sh), and writes
@@ -134,6 +136,14 @@ gallery: $(STAMP)
 # time per image on one thread (docs/io.md).
 bench-decode: $(STAMP)
 	$(PY) -m jitvision._bench.decode
+
+# From the JPEG file to the normalized tensor (RandomResizedCrop(224) + flip + ToDtype + Normalize): every decoder and
+# library per image on one thread, as a DataLoader with 2 workers, and jitvision's fast path on 2 threads vs 1
+# (docs/benchmarks.md, "From file to batch"). Installs the peers as `make bench` does.
+bench-e2e: $(STAMP) $(ALBX_STAMP)
+	$(PY) -m pip freeze | grep -iE '^(torch|torchvision)==' > .bench-constraints.txt
+	$(PY) -m pip install -q $(BENCH_DEPS) -c .bench-constraints.txt
+	$(PY) -m jitvision bench --e2e --json bench-e2e.json --plot bench-e2e.png
 
 audit: $(STAMP)
 	$(PY) -m jitvision audit

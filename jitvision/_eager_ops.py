@@ -2,8 +2,8 @@
 
 ``entry(name)`` is the function to call ``jitvision_native::name`` with from eager Python code (positional
 arguments in the schema's order, the op's result): the op's binding in ``jitvision._fastcall`` when that extension is
-built for this torch (``jitvision/csrc_py/fastcall.cpp``: ~0.5 us a call), else the op's C++ entry point
-``torch.ops.jitvision_native.name.default._op`` (~2-3.5 us: ``torch.ops``'s argument conversion), else None (no
+built for this torch (``jitvision/csrc_py/fastcall.cpp``: it skips ``torch.ops``' argument conversion, the larger
+part of a cheap op's call), else the op's C++ entry point ``torch.ops.jitvision_native.name.default._op``, else None (no
 native library, or one without the op). Only eager code calls these (TorchScript, dynamo and export keep calling
 the registered ops), so the extension is never part of a graph.
 

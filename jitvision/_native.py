@@ -25,7 +25,8 @@ static output shape) and callable from TorchScript as ``torch.ops.jitvision_nati
 - ``warp_grid_u8(image, grid, mode, channels, fill=None)``: the same warp at a given grid ``[G, OH, OW, 2]``
   (elastic; ``WARP_GRID`` says whether the library has it);
 - ``flip_if(input, apply, dims)``: ``input.flip(dims)`` if the one-element tensor ``apply`` is true, else a copy,
-  any dtype and device (a compiled random flip: inductor's own flip is 20-70x slower than torch's here);
+  any dtype and device (a compiled random flip: inductor's generated flip is an element-wise gather, torch's
+  copies whole rows);
 - ``gaussian_blur(image, kernel_size, sigma_x, sigma_y)``, ``gaussian_noise(image, mean, sigma, clip)`` and
   ``erase_box(image, box, value)``: GaussianBlur/GaussianNoise/RandomErasing's effects in eager and as one node
   under compile (``csrc/filters.cpp``; ``FILTERS`` says whether the extension has them);
@@ -418,7 +419,8 @@ if AUGMENT_RANDOM:
 
 # ---- permute_channels (csrc/channels.cpp): RandomChannelPermutation's channel reorder -----------------------------
 # One plane copy per channel on the CPU (index_select/gather elsewhere); one graph node under compile, where
-# inductor's own uint8 gather was ~10x slower than eager. Absent from an older library: index_select/gather then.
+# inductor would emit an element-wise uint8 gather instead of plane copies. A library built without it:
+# index_select/gather then.
 CHANNELS = AVAILABLE and hasattr(torch.ops.jitvision_native, "permute_channels")
 __all__ += ["CHANNELS"]
 

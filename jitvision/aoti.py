@@ -2,15 +2,13 @@
 
 ``torch._inductor.aoti_load_package(path)`` gives the package ONE runner. Two threads calling it at once queue on
 that runner, and a package whose graph calls back into Python (a Python custom op, e.g. ``jitvision::
-resized_crop_box`` in a non-strict export of a random pipeline) can deadlock: measured on torch 2.14.1, two threads
-calling such a package hung (one holds the runner and waits for the GIL, the other holds the GIL and waits for the
-runner). ``load_for_threads(path, threads)`` gives every concurrent caller its own runner
-(``torch._inductor.package.load_package(path, num_runners=threads)``); 2 x 200 calls then took 2 s.
+resized_crop_box`` in a non-strict export of a random pipeline) can deadlock: one thread holds the runner and waits
+for the GIL, the other holds the GIL and waits for the runner. ``load_for_threads(path, threads)`` gives every
+concurrent caller its own runner (``torch._inductor.package.load_package(path, num_runners=threads)``).
 
-The Python runner keeps the GIL while it runs (measured: a package of one long ``mm`` holds it for 94% of the call
-with 1 or 2 runners, against 4% for the same ``torch.mm`` in eager), so Python threads calling one package do not
-run it in parallel; ``python -m jitvision bench --threads 2`` shows it for the pipelines (the ``aoti`` rows). A C++
-program calling the package from several threads has no GIL.
+The Python runner keeps the GIL while it runs (for most of a call, where eager ``torch.mm`` releases it), so Python
+threads calling one package do not run it in parallel; ``python -m jitvision bench --threads 2`` shows it for the
+pipelines (the ``aoti`` rows). A C++ program calling the package from several threads has no GIL.
 """
 
 from typing import Any

@@ -8,6 +8,7 @@ import torchvision.transforms.v2 as tv_transforms
 
 import jitvision.transforms as T
 from jitvision import bench
+from jitvision._bench import pipelines
 
 EAGER = [v for v in bench.VARIANTS if v[2] == "eager"]
 
@@ -57,7 +58,7 @@ def test_missing_library_is_reported_unavailable(monkeypatch):
     def refuse(job):
         raise bench.Unavailable("albumentations is not installed")
 
-    monkeypatch.setattr(bench, "_albumentations", refuse)
+    monkeypatch.setattr(pipelines, "_albumentations", refuse)
     rows = bench.run(["train"], [("albumentations", "compose", "eager")], min_run_time=0.01)
     assert rows[0]["time_us"] is None and "not installed" in rows[0]["unavailable"]
 
@@ -304,7 +305,7 @@ def test_detection_job_runs_compose_only():
     assert "Compose only" in rows[1]["unavailable"]
     sample = bench.make_input("detection", "jitvision")
     out = bench.build("jitvision", "compose", "eager", "detection")(sample)
-    assert out["image"].shape == (3, bench.DETECTION_SIZE, bench.DETECTION_SIZE)
+    assert out["image"].shape == (3, pipelines.DETECTION_SIZE, pipelines.DETECTION_SIZE)
     assert out["boxes"].shape[0] == out["masks"].shape[0] == out["labels"].shape[0]
 
 

@@ -175,8 +175,8 @@ def test_native_bad_input():
 
 
 def _python_draw(crop: T.RandomResizedCrop, flip: T.RandomHorizontalFlip, height: int, width: int):
-    box = crop._draw(height, width, torch.device("cpu"))["box"]
-    return box, flip._draw(crop.size[0], crop.size[1], torch.device("cpu"))["apply"]
+    box = crop.make_params([torch.empty(1, height, width)])["box"]
+    return box, flip.make_params([torch.empty(1, crop.size[0], crop.size[1])])["apply"]
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -128,7 +128,7 @@ def test_native_color_jitter_matches_the_loop_and_torchvision(seed, monkeypatch)
         brightness=rng.choice([None, 0.5]), contrast=rng.choice([None, 0.5]), saturation=rng.choice([None, 0.9]),
         hue=rng.choice([None, 0.4]),
     )
-    params = transform._draw(image.shape[-2], image.shape[-1], image.device)
+    params = transform.make_params([image])
     ours = transform.transform(image, params)
     loop = _without_native(monkeypatch, _jitter_loop, image, params["order"].tolist(), params["factors"],
                            transform._present)
@@ -146,7 +146,7 @@ def test_native_color_jitter_per_row_parameters(monkeypatch):
     rng = random.Random(0)
     batch = torch.randint(0, 256, (5, 3, 23, 31), dtype=torch.uint8)
     transform = T.ColorJitter(0.5, 0.5, 0.5, 0.2)
-    params = transform._draw_batch(5, 23, 31, batch.device)
+    params = transform.make_batch_params([batch], 5)
     out = transform.transform_batch(batch, params)
     selected = _without_native(monkeypatch, transform.transform_batch, batch, params)
     assert_matches_oracle(out, selected, what="batch native vs select")
@@ -155,7 +155,7 @@ def test_native_color_jitter_per_row_parameters(monkeypatch):
         assert_matches_oracle(out[row], loop, what=f"row {row}")
     # a batch of videos: each sample's parameters for all of its frames
     videos = torch.randint(0, 256, (2, 3, 3, 9, 11), dtype=torch.uint8)
-    params = transform._draw_batch(2, 9, 11, videos.device)
+    params = transform.make_batch_params([videos], 2)
     out = transform.transform_batch(videos, params)
     for row in range(2):
         for frame in range(3):

@@ -70,7 +70,7 @@ def test_compiled_uint8_transforms_are_one_graph_and_match_eager(make):
         torch.manual_seed(seed)
         assert torch.equal(compiled(image), expected), seed
     batch = torch.randint(0, 256, (5, 3, 8, 9), dtype=torch.uint8)
-    params = transform._draw_batch(5, 8, 9, batch.device)
+    params = transform.make_batch_params([batch], 5)
     out = transform.transform_batch(batch, params)
     if "apply" in params:
         for row in range(5):

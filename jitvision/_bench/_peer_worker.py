@@ -3,7 +3,10 @@
 
 Requests: ``build`` (row): build the row's AlbumentationsX transform with warnings as errors, then one pass over the
 images; ``pass`` (row): one pass; ``measure`` (row, seconds): seconds per pass, as ``_timing.measure`` gives them;
-``exit``.
+``exit``. For ``bench --e2e`` the "images" are JPEG files' bytes (1-D uint8 arrays): ``e2e_build`` builds the job
+(``_e2e_common``) as the row ``e2e`` and answers the statistics of its outputs over three passes; ``e2e_time``
+(seconds) answers the wall and CPU time of each pass (``_e2e_common.timed_passes``); ``e2e_loader`` (paths, images,
+workers, batch) measures it through a DataLoader.
 """
 
 import json
@@ -11,6 +14,7 @@ import sys
 import warnings
 from typing import Any, Callable, Dict, List
 
+from . import _e2e_common
 from ._peer_process import MARK
 
 
@@ -83,6 +87,17 @@ def main(path: str) -> None:
             if op == "build":
                 passes[request["row"]] = _build(request["row"], A, cv2, images)
                 _answer({})
+            elif op == "e2e_build":
+                passes["e2e"] = _e2e_common.one_pass(_e2e_common.from_bytes(A, cv2), images)
+                outputs = [out for _ in range(3) for out in passes["e2e"]()]
+                _answer({"stats": _e2e_common.output_stats(outputs)})
+            elif op == "e2e_time":
+                _answer({"passes": _e2e_common.timed_passes(passes["e2e"], float(request["seconds"]))})
+            elif op == "e2e_loader":
+                load = _e2e_common.from_file(A, cv2)
+                worker_init = _e2e_common.worker_init_opencv
+                args = (request["paths"], request["images"], request["workers"], request["batch"])
+                _answer(_e2e_common.loader_rate(load, *args, worker_init_fn=worker_init))
             elif op == "pass":
                 passes[request["row"]]()
                 _answer({})

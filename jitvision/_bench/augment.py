@@ -16,6 +16,7 @@ from typing import Any, Callable, Dict, List, Optional
 
 import torch
 
+from ._cli import log, pick, write_json
 from ._timing import Unavailable, static_shapes
 
 MEAN = [0.485, 0.456, 0.406]
@@ -118,3 +119,16 @@ def format_row(row: Dict[str, Any]) -> str:
         f"{key[3:]} {row[key]:.2f}x" for key in ("vs_torchvision_eager", "vs_timm") if row.get(key) is not None
     )
     return f"{name} {row['time_us']:9.1f} us  {ratios}"
+
+
+def main(args: Any) -> int:
+    """``bench --augment`` as the command line asks for it (see ``jitvision.bench``): the rows on stdout."""
+    jobs = pick(args.jobs, list(JOBS), "job")
+    min_run_time = 2.0 if args.min_run_time is None else args.min_run_time
+    rounds = 5 if args.rounds is None else args.rounds
+    rows = run(jobs, min_run_time, rounds, log=log)  # each row on stderr as it is measured
+    print(f"torch {torch.__version__}, 1 thread, best of {rounds} interleaved rounds, us per call")
+    for row in rows:
+        print(format_row(row))
+    write_json(args.json, {"torch": torch.__version__, "threads": 1, "rows": rows})
+    return 0

@@ -25,6 +25,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
+from ._cli import installed, library_versions, log, write_json
 from ._rows import MEAN, STD
 from ._timing import (
     Unavailable,
@@ -246,3 +247,28 @@ def format_markdown(rows: Sequence[Dict[str, Any]]) -> str:
     if notes:
         lines += ["", "Unavailable (–):"] + [f"- {note}" for note in notes]
     return "\n".join(lines)
+
+
+def main(args: Any) -> int:
+    """``bench --batch`` as the command line asks for it (see ``jitvision.bench``): the table on stdout;
+    ``--device cuda`` runs the GPU job (``gpu.main_batch``)."""
+    if args.device != "cpu":
+        from . import gpu
+
+        return gpu.main_batch(args)
+    variants = VARIANTS
+    min_run_time = 2.0 if args.min_run_time is None else args.min_run_time
+    rounds = 5 if args.rounds is None else args.rounds
+    shape, crop = BATCH, CROP
+    if args.quick:
+        variants = [v for v in variants if v[1] == "eager"]
+        min_run_time, rounds, shape, crop = min(min_run_time, 0.05), min(rounds, 2), (4, 3, 64, 64), 48
+    rows = run(variants, shape, crop, min_run_time, rounds, backend=args.compile_backend, log=log)
+    found = library_versions()
+    print(
+        f"batch {list(shape)} uint8 -> [{shape[0]}, {shape[1]}, {crop}, {crop}] float32, 1 thread, best of {rounds} "
+        "interleaved rounds; " + installed(found)
+    )
+    print(format_markdown(rows))
+    write_json(args.json, {"threads": 1, "shape": list(shape), "versions": found, "rows": rows})
+    return 0

@@ -22,6 +22,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
+from ._cli import installed, library_versions, log, pick, write_json
 from ._rows import MEAN, STD
 from ._timing import Unavailable, failure
 
@@ -327,3 +328,41 @@ def plot(rows: Sequence[Dict[str, Any]], path: str, pipeline_name: str = "rrc") 
     figure.savefig(path, dpi=110)
     plt.close(figure)
     return True
+
+
+def main_per_transform(args: Any) -> int:
+    """``bench --per-transform --device cuda``: the per-transform rows at batch 1 and 256 on the device."""
+    names = args.only.split(",") if args.only else None
+    min_run_time = 0.2 if args.min_run_time is None else args.min_run_time
+    rows = run_rows(names, (1, 256), 256, args.device, min_run_time, log=log)
+    print(f"per-transform on {torch.cuda.get_device_name(args.device)}, torch {torch.__version__}")
+    print(format_rows_markdown(rows))
+    write_json(args.json, {"device": torch.cuda.get_device_name(args.device), "rows": rows})
+    return 0
+
+
+def main_batch(args: Any) -> int:
+    """``bench --batch --device cuda``: per-sample batches already on the device (the JSON rewritten after each
+    pipeline, so a run cut short keeps what it measured)."""
+    rounds = 3 if args.rounds is None else args.rounds
+    min_run_time = 1.0 if args.min_run_time is None else args.min_run_time
+    shape, crop = BATCH, CROP
+    if args.quick:
+        shape, crop, rounds, min_run_time = (8, 3, 64, 64), 48, 1, 0.05
+    jobs = pick(args.jobs, list(PIPELINES), "pipeline") if args.jobs else list(PIPELINES)
+    found = library_versions()
+
+    def save(rows: List[Dict[str, Any]]) -> None:
+        payload = {"device": torch.cuda.get_device_name(args.device), "shape": list(shape), "rows": rows}
+        write_json(args.json, {**payload, "versions": found})
+
+    rows = run(jobs, VARIANTS, shape, crop, args.device, min_run_time, rounds, log=log, on_rows=save)
+    save(rows)
+    print(
+        f"batch {list(shape)} uint8 on {torch.cuda.get_device_name(args.device)} -> [{shape[0]}, {shape[1]}, {crop}, "
+        f"{crop}] float32, best of {rounds} rounds; " + installed(found)
+    )
+    print(format_markdown(rows))
+    if args.plot:
+        plot(rows, args.plot)
+    return 0

@@ -41,6 +41,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import torch
 
 from . import _peer_process, _photos
+from ._cli import installed, library_versions, log, pick, write_json
 from ._rows import MISSING_REASON, ROWS, Row
 from ._timing import (
     Unavailable,
@@ -358,3 +359,46 @@ def plot(results: Sequence[Dict[str, Any]], path: str, variants: Sequence[Tuple[
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return True
+
+
+def main(args: Any) -> int:
+    """``bench --per-transform`` as the command line asks for it (see ``jitvision.bench``): the table on stdout;
+    ``--device cuda`` runs the GPU rows (``gpu.main_per_transform``)."""
+    if args.device != "cpu":
+        from . import gpu
+
+        return gpu.main_per_transform(args)
+    from . import _rows
+
+    rows = [row for row in _rows.ROWS if row.name in pick(args.only, _rows.ROW_NAMES, "row")]
+    all_photos = [p[0] for p in _photos.PHOTOS]
+    if args.photos is None:
+        photo_names = list(_photos.DEFAULT_PHOTOS)
+    else:
+        photo_names = all_photos if args.photos == "all" else pick(args.photos, all_photos, "photo")
+    images, names, label = _photos.load_photos(photo_names, synthetic=args.synthetic)
+    variants = VARIANTS
+    if args.modes:
+        variants = [v for v in variants if v[1] in pick(args.modes, ["eager", "compiled"], "mode")]
+    if args.libraries:
+        libraries = list(dict.fromkeys(library for library, _ in VARIANTS))
+        variants = [v for v in variants if v[0] in pick(args.libraries, libraries, "library")]
+    min_run_time = 0.4 if args.min_run_time is None else args.min_run_time
+    rounds = 5 if args.rounds is None else args.rounds
+    if args.quick:
+        variants = [v for v in variants if v[1] == "eager"]
+        min_run_time, rounds = min(min_run_time, 0.05), min(rounds, 2)
+    sizes = ", ".join(f"{n} {tuple(i.shape[:2])}" for n, i in zip(names, images))
+    log(f"images: {label}: {sizes}")
+    found = library_versions()
+    results = run(rows, images, variants, min_run_time, rounds, backend=args.compile_backend, log=log, versions=found)
+    print(
+        f"images/s, 1 thread, {len(images)} images ({label}: {sizes}), best of {rounds} interleaved rounds; "
+        + installed(found)
+    )
+    print(format_markdown(results, variants))
+    meta = {"threads": 1, "images": label, "photos": names, "sizes": [list(i.shape) for i in images]}
+    write_json(args.json, {**meta, "versions": found, "rows": results})
+    if args.plot:
+        plot(results, args.plot, variants)
+    return 0

@@ -22,6 +22,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import torch
 
 from . import _photos
+from ._cli import installed, library_versions, pick, write_json
 from ._timing import interleaved
 
 MEAN = (0.485, 0.456, 0.406)
@@ -207,3 +208,26 @@ def format_difference(rows: Sequence[Dict[str, Any]]) -> str:
     for r in rows:
         lines.append(f"| {r['step']} | {r['mean']:.3f} | {r['max']} | {100 * r['share_differing']:.1f}% |")
     return "\n".join(lines)
+
+
+def main(args: Any) -> int:
+    """``bench --pil`` as the command line asks for it (see ``jitvision.bench``): the tables on stdout."""
+    all_photos = [p[0] for p in _photos.PHOTOS]
+    names = all_photos if args.photos in (None, "all") else pick(args.photos, all_photos, "photo")
+    images, label = pil_photos(names)
+    min_run_time = 2.0 if args.min_run_time is None else args.min_run_time
+    rounds = 7 if args.rounds is None else args.rounds
+    if args.quick:
+        min_run_time, rounds = min(min_run_time, 0.05), min(rounds, 2)
+    results = run(images, args.presets, min_run_time, rounds)
+    found = library_versions()
+    print(
+        f"us per sample, 1 thread, {len(images)} RGB PIL images ({label}), best of {rounds} interleaved rounds; "
+        + installed(found)
+    )
+    print(format_markdown(results))
+    differences = difference(images, draws=2 if args.quick else 20)
+    print("\njitvision's PIL path against PIL's resampling (same draws, uint8 levels):")
+    print(format_difference(differences))
+    write_json(args.json, {"images": label, "versions": found, "rows": results, "difference": differences})
+    return 0

@@ -51,6 +51,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 import torch
 
 from ..aoti import load_for_threads
+from ._cli import UsageError, installed, library_versions, log, pick, write_json
 from ._timing import Unavailable, failure, static_shapes
 
 WARMUP = 5
@@ -64,7 +65,7 @@ Fn = Callable[[torch.Tensor], Any]
 
 
 def _pipeline(ns: Any, job: str) -> Any:
-    from ..bench import compose
+    from .pipelines import compose
 
     return compose(ns, job)
 
@@ -137,7 +138,7 @@ def native_call(job: str) -> Fn:
     """The native op call that a fused ``job`` pipeline makes on a uint8 CPU image (the only node of its compiled
     graph, with the same arguments: the preset's constants); raises Unavailable without the native library."""
     from .. import _native
-    from ..bench import CROP, MEAN, RESIZE, STD
+    from .pipelines import CROP, MEAN, RESIZE, STD
 
     if not _native.AVAILABLE:
         raise Unavailable(f"the native library is not loaded ({_native.UNAVAILABLE_REASON})")
@@ -343,7 +344,7 @@ def run(
     """One row per (job, runtime): us per call on one thread, the ratio to torchvision's eager Compose, calls/s
     on 1 and ``threads`` threads, their ratio (``speedup``) and ``gil_held``; ``unavailable`` with the reason for a
     runtime that cannot be built or run."""
-    from ..bench import JOBS
+    from .pipelines import JOBS
 
     torch.set_num_threads(1)
     own_dir = workdir is None
@@ -459,3 +460,28 @@ def format_markdown(rows: List[Dict[str, Any]]) -> str:
             + " | ".join(_diagnosis(row)) + " |"
         )
     return "\n".join(lines)
+
+
+def main(args: Any) -> int:
+    """``bench --threads N`` as the command line asks for it (see ``jitvision.bench``): the table on stdout."""
+    from .pipelines import JOBS
+
+    if args.threads < 2:
+        raise UsageError("--threads needs N >= 2")
+    # the presets by default (the detection job's sample is a dict with boxes: Compose-only, no AOTI/ONNX form)
+    jobs = pick(args.jobs, list(JOBS), "job") if args.jobs else ["train", "infer"]
+    runtimes = pick(args.runtimes, RUNTIMES, "runtime")
+    seconds = 2.0 if args.min_run_time is None else args.min_run_time
+    rounds = 3 if args.rounds is None else args.rounds
+    if args.quick:
+        runtimes = [r for r in runtimes if r in ("control", "torchvision", "eager", "scripted")]
+        seconds, rounds = min(seconds, 0.1), 1
+    rows = run(jobs, runtimes, args.threads, seconds, rounds, args.aoti_dir, strict=args.export == "strict", log=log)
+    found = library_versions()
+    print(
+        f"{args.threads} threads vs 1 (torch.set_num_threads(1) in each), {os.cpu_count()} cores, {seconds:g} s "
+        f"windows, best of {rounds} rounds, AOTI from a {args.export} export; " + installed(found)
+    )
+    print(format_markdown(rows))
+    write_json(args.json, {"threads": args.threads, "versions": found, "rows": rows})
+    return 0

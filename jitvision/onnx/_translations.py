@@ -7,9 +7,9 @@ ONNX nodes; Python branches on those constant arguments choose the nodes.
 - The antialiased bilinear resize is ONNX ``Resize(mode="linear", antialias=1, coordinate_transformation_mode=
   "half_pixel", exclude_outside=1)`` on the image cast to float32, rounded and clamped to uint8 levels once. torch's
   uint8 kernel rounds after each pass with fixed-point weights; one rounding of the exact float result differs from
-  it by less than one level before rounding, so by at most 1 level after (measured: 15-20% of values differ by 1).
-  onnxruntime's own uint8 ``Resize`` rounds after each pass too, with other fixed-point weights: 2 levels apart
-  when upscaling, and ~2x slower than the float path. Without ``exclude_outside`` the filter taps outside the
+  it by less than one level before rounding, so by at most 1 level after. onnxruntime's own uint8 ``Resize``
+  rounds after each pass too, with other fixed-point weights: 2 levels apart when upscaling, and slower than the
+  float path. Without ``exclude_outside`` the filter taps outside the
   image get weight and the borders differ by up to 15 levels.
 - Random draws use ONNX ``RandomUniform`` (a fresh draw on every run in onnxruntime): the same distribution and
   arithmetic as the transforms' tensor draw (``RandomResizedCrop._boxes``: 10 candidates at once, the first that

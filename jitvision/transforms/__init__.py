@@ -1,7 +1,7 @@
 """Transform classes: the drop-in for ``torchvision.transforms.v2``."""
 
 from . import functional
-from ._auto_augment import AugMix, AutoAugment, AutoAugmentPolicy, RandAugment, TrivialAugmentWide
+from ._auto_augment_policies import AugMix, AutoAugment, AutoAugmentPolicy, RandAugment, TrivialAugmentWide
 from ._color._jitter import ColorJitter, RandomPhotometricDistort
 from ._color._simple import (
     RGB,
@@ -20,13 +20,16 @@ from ._container import Compose
 from ._deprecated import ConvertImageDtype, ToTensor
 from ._erasing import RandomErasing
 from ._filters import GaussianBlur, GaussianNoise
-from ._geometry._affine import ElasticTransform, RandomAffine, RandomPerspective, RandomRotation
+from ._geometry._affine import RandomAffine
 from ._geometry._crop import CenterCrop, RandomCrop
+from ._geometry._elastic import ElasticTransform
 from ._geometry._five_crop import FiveCrop, TenCrop
 from ._geometry._flip import RandomHorizontalFlip, RandomVerticalFlip
 from ._geometry._iou_crop import RandomIoUCrop
 from ._geometry._pad import Pad
+from ._geometry._perspective import RandomPerspective
 from ._geometry._resize import RandomResizedCrop, Resize
+from ._geometry._rotation import RandomRotation
 from ._geometry._scale import RandomResize, RandomShortestSize, ScaleJitter
 from ._geometry._zoom_out import RandomZoomOut
 from ._jpeg import JPEG

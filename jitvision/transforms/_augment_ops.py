@@ -29,8 +29,9 @@ from .functional._color._equalize import equalize_image
 from .functional._color._pointwise import _invert, _solarize, autocontrast_image, posterize_image
 from .functional._color._utils import max_value, rows_factor
 from .functional._dispatch import is_tracing
-from .functional._geometry._affine import rotate_image, warp_affine_image
-from .functional._geometry._warp import affine_matrix
+from .functional._geometry._affine_matrix import warp_affine_image
+from .functional._geometry._rotate import rotate_image
+from .functional._geometry._warp_matrix import affine_matrix
 
 OP_NAMES = (
     "Identity",

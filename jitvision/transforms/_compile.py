@@ -2,7 +2,8 @@
 
 Dynamo guards everything the trace read: on a jitvision pipeline that is mostly the transforms' own attributes
 (sizes, probabilities, fills, ``_native_spec`` entries, hook dicts, which methods the classes define, ...): ~400
-of the ~860 guard nodes of a timm-style training pipeline, checked before every call (~30-70 us of ~300 us).
+of the guard nodes of a timm-style training pipeline, all checked before every call (docs/design/compile.md has
+the counts).
 
 Here a ``guard_filter_fn`` drops the guards on attributes of jitvision transforms, and correctness rests on one
 guard per transform instead: ``Transform._guard_token``, an int that ``Transform.__setattr__`` replaces by a new
@@ -20,8 +21,8 @@ lookups (method overrides, ``__dict__`` absence checks) on jitvision transforms'
 
 The default backend (``backend``): a graph in which every tensor is made by a jitvision kernel or is a view of
 one (the fused uint8 pipelines: ``random_resized_crop``, ``augment_random_u8``, ``to_float_u8``) runs as traced.
-Inductor would emit the same kernel calls and add its and AOTAutograd's runtime wrappers, ~30-40 us per call:
-more than what compiling saves over eager on those pipelines. Any other graph goes to inductor.
+Inductor would emit the same kernel calls and add its and AOTAutograd's runtime wrappers to each call: more than
+what compiling saves over eager on those pipelines. Any other graph goes to inductor.
 
 Not covered (documented in docs/design/compile.md): a monkeypatched jitvision class or function after the first
 call, writes that bypass ``__setattr__`` (``t.__dict__[k] = v``, ``object.__setattr__``), and in-place changes of
@@ -208,8 +209,8 @@ def _kernels_only(graph_module: fx.GraphModule) -> bool:
 def backend(graph_module: fx.GraphModule, example_inputs: List[Any], options: Optional[Dict[str, Any]] = None) -> Any:
     """``compile``'s default backend: inductor (``compile_fx``, with ``options`` as its config patches), except for a
     graph in which every tensor comes from a jitvision kernel or is a view. Inductor would compile such a graph to
-    the same kernel calls, wrapped in its and AOTAutograd's runtime layers (~30-40 us per call, measured on the
-    timm-style training pipeline: docs/design/compile.md), so that graph runs as traced, as the ``eager``
+    the same kernel calls, wrapped in its and AOTAutograd's runtime layers (a cost on every call, larger than
+    what compiling saves on such a graph: docs/design/compile.md), so that graph runs as traced, as the ``eager``
     backend runs it."""
     if _kernels_only(graph_module):
         return graph_module.forward
@@ -259,9 +260,9 @@ def compile(transform: nn.Module, **kwargs: Any) -> Callable[..., Any]:  # noqa:
     graph, same results; a changed transform still recompiles).
 
     Returns ``torch.compile(transform.__call__, ...)``, a function (call it as the transform: ``f(image)``,
-    ``f(image, boxes)``): ``torch.compile(module)``'s wrapper module costs ~30 us more per call. To keep the module,
-    compile it in place: ``transform.compile(...)`` (same filter). ``isolate_recompiles=True`` unless given: this
-    call's cache entries are its own. ``backend=`` defaults to ``backend`` here (inductor, except for graphs made
+    ``f(image, boxes)``): ``torch.compile(module)``'s wrapper module adds a Python layer to every call. To keep the
+    module, compile it in place: ``transform.compile(...)`` (same filter). ``isolate_recompiles=True`` unless given:
+    this call's cache entries are its own. ``backend=`` defaults to ``backend`` here (inductor, except for graphs made
     only of jitvision kernels and views, which run as traced); ``backend="inductor"`` forces inductor. ``options=``
     is passed on to inductor (a ``guard_filter_fn`` in it is combined with ours: a guard is kept only if both keep
     it); ``mode=`` ("reduce-overhead" for CUDA graphs, "max-autotune", ...) becomes the inductor options it stands

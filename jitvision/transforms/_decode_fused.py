@@ -190,12 +190,10 @@ def forward_encoded_alone(transform: Any, encoded: EncodedImage) -> Any:
     """``transform(encoded)`` for a sample that is one EncodedImage: ``forward_encoded`` without the flattening and
     the leaf rules (an image alone is always transformed), the parameters drawn directly from the header's size
     where the class draws them with the base ``make_params`` (the same call it makes on an image)."""
-    from ._transform import Transform
-
     if is_tracing() or stage_of(transform) not in DECODE_LEADS:
         return forward_encoded(transform, [encoded], pytree.tree_flatten(encoded)[1])
     height, width = encoded.canvas_size
-    if type(transform).make_params is Transform.make_params:
+    if not type(transform)._own_make_params:
         params = transform._draw([], height, width, torch.device("cpu"))
     else:
         params = transform.make_params([_placeholder(encoded)])

@@ -115,14 +115,12 @@ def _same_on_tensors(step: Any) -> bool:
     """Whether ``step`` does to a uint8 image tensor what it does to a PIL image (up to resampling): jitvision's own
     transforms that transform PIL images (ToDtype, Normalize and the converters pass them through or change their
     type), and containers of such steps. A Lambda, a plain callable or a user's subclass may need PIL."""
-    from ._container import Compose
     from ._deprecated import ToTensor
     from ._misc import Lambda
-    from ._random_containers import _RandomContainer
     from ._transform import Transform
     from ._type_conversion import PILToTensor, ToImage, ToPILImage, ToPureTensor
 
-    if isinstance(step, (Compose, _RandomContainer)):
+    if getattr(step, "_holds_steps", False):  # Compose, RandomApply/RandomChoice/RandomOrder
         return all(_same_on_tensors(child) for child in step.transforms)
     # Lambdas may need PIL; the type conversions change what a PIL image becomes (a converter nested in a
     # container is not the pipeline's conversion point).

@@ -14,7 +14,7 @@ import torch
 
 from ..tv_tensors import BoundingBoxes, Image, KeyPoints, Video, kind_of
 from . import functional as F
-from ._utils import query_size as _query_size
+from ._sample import query_size as _query_size
 from .functional._dispatch import is_pure_tensor
 
 TypeOrCheck = Union[type, Callable[[Any], bool]]

@@ -142,6 +142,8 @@ class _RandomContainer(Transform):
     """The sample handling the three share; subclasses implement ``_draw`` and ``_choose`` (Python) and
     ``_script_choose`` (TorchScript, plain tensors)."""
 
+    _holds_steps = True  # runs the transforms in .transforms (read by _pil_path, which cannot import this module)
+
     def __call__(self, *inputs: Any) -> Any:
         if len(inputs) > 1:
             out = super().__call__(_Unpacked(inputs))

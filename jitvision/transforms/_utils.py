@@ -1,4 +1,5 @@
-"""Sample inspection shared by the transform classes: what a leaf is and how big the sample is.
+"""Argument helpers shared by the transform classes (sizes, fills, angles, labels), and the sample inspection of
+``_sample`` re-exported.
 
 It is also where ``torchvision.transforms.v2._utils`` lives for code written against torchvision: its helpers that
 custom transforms and torchvision's reference recipes call (``_setup_fill_arg``, ``_get_fill``, ``_convert_fill_arg``,
@@ -9,58 +10,12 @@ custom transforms and torchvision's reference recipes call (``_setup_fill_arg``,
 import numbers
 from typing import Any, Dict, List, Optional, Sequence, Union
 
-import PIL.Image
 import torch
 
-from ..tv_tensors import BoundingBoxes, Image, KeyPoints, Mask, Video, kind_of
+from ..tv_tensors import kind_of
+from ._query import check_type, get_bounding_boxes, get_keypoints, has_all, has_any, query_chw  # noqa: F401
+from ._sample import is_image_like, leaf_size, query_device, query_size  # noqa: F401
 from .functional._dispatch import is_pure_tensor
-
-_IMAGE_LIKE_KINDS = (Image, Video)
-
-
-def is_image_like(inpt: Any) -> bool:
-    """An ``Image``, a ``Video`` (ours or torchvision's) or a PIL image: what makes pure tensors labels."""
-    if isinstance(inpt, PIL.Image.Image):
-        return True
-    return isinstance(inpt, torch.Tensor) and kind_of(type(inpt)) in _IMAGE_LIKE_KINDS
-
-
-def leaf_size(inpt: Any) -> Optional[tuple[int, int]]:
-    """(height, width) of the canvas a leaf lives on, None for leaves without one (labels, strings, ...)."""
-    if isinstance(inpt, PIL.Image.Image):
-        return inpt.height, inpt.width
-    if not isinstance(inpt, torch.Tensor):
-        return None
-    kind = kind_of(type(inpt))
-    if kind is BoundingBoxes or kind is KeyPoints:
-        return tuple(inpt.canvas_size)  # type: ignore[return-value]
-    if kind in (Image, Video, Mask) or is_pure_tensor(inpt):
-        if inpt.ndim < 2:
-            return None
-        return inpt.shape[-2], inpt.shape[-1]
-    return None
-
-
-def query_size(flat_inputs: Sequence[Any], owner: str = "query_size") -> tuple[int, int]:
-    """The one (height, width) shared by every sized leaf of a sample (``owner`` names the caller in errors)."""
-    sizes = []
-    for inpt in flat_inputs:
-        size = leaf_size(inpt)
-        if size is not None and all(size != seen for seen in sizes):
-            sizes.append(size)
-    if not sizes:
-        raise TypeError(f"{owner}: No image, video, mask, bounding boxes or keypoints was found in the sample")
-    if len(sizes) > 1:
-        raise ValueError(f"{owner}: Found multiple HxW dimensions in the sample (leaves of different sizes): {sizes}")
-    return sizes[0]
-
-
-def query_device(flat_inputs: Sequence[Any]) -> torch.device:
-    """Where parameters are drawn: the device of the first tensor in the sample (PIL-only samples: CPU)."""
-    for inpt in flat_inputs:
-        if isinstance(inpt, torch.Tensor):
-            return inpt.device
-    return torch.device("cpu")
 
 
 def setup_size(size: Any, owner: str) -> list[int]:
@@ -208,11 +163,6 @@ def _setup_number_or_seq(arg: Any, name: str) -> List[float]:
                 raise ValueError(f"{name} should be a sequence of numbers. Got {type(element)}")
         return [float(arg[0]), float(arg[-1])]
     return [float(arg), float(arg)]
-
-
-# torchvision's other sample helpers, under the names its ``v2._utils`` gives them. Imported last: ``_query`` itself
-# imports ``query_size`` from this module.
-from ._query import check_type, get_bounding_boxes, get_keypoints, has_all, has_any, query_chw  # noqa: E402, F401
 
 
 @torch.jit.unused

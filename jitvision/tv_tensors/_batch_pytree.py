@@ -5,8 +5,8 @@ Why: a ragged batch leaf (``BatchedBoundingBoxes``, ``BatchedKeyPoints``, ``Batc
 inputs of the flattened user inputs only: a tensor read from an attribute of an input (an ``AttrSource``, not a
 ``GetItemSource``) is turned into a ``_captured_N`` constant holding the FakeTensor seen while tracing, so the
 exported program's ``module()`` computed every row-gathered parameter from a fake index and returned FakeTensors
-for the boxes and masks (measured 2026-11-23 on RandomHorizontalFlip, RandomAffine, ...; ``torch.compile`` is not
-affected: it lifts ``L['x'].sample_index`` as a graph input).
+for the boxes and masks (RandomHorizontalFlip, RandomAffine, ...; ``torch.compile`` is not affected: it lifts
+``L['x'].sample_index`` as a graph input).
 
 As pytree nodes their children are ``[data, sample_index]`` (the plain data, and the index or None for a dense
 ``BatchedMasks``) and the rest of the metadata is the node's context, so export's input flattening makes the

@@ -8,11 +8,11 @@ from tests.helpers import assert_random_under_compile, script_roundtrip
 
 def assert_batch_rows_match_single(factory, images, *, atol=0.0):
     """``factory(generator)`` on a BatchedImages: row ``i`` equals the single-sample transform with row ``i`` of
-    the same batch draw (the contract of ``_draw_batch``/``transform_batch``); rows get different parameters."""
+    the same batch draw (the contract of ``make_batch_params``/``transform_batch``); rows get different parameters."""
     out = factory(torch.Generator().manual_seed(5))(tv_tensors.BatchedImages(images))
     assert type(out) is tv_tensors.BatchedImages
     reference = factory(torch.Generator().manual_seed(5))
-    params = reference._draw_batch(images.shape[0], images.shape[-2], images.shape[-1], images.device)
+    params = reference.make_batch_params([images], images.shape[0])
     for i in range(images.shape[0]):
         row = {name: value[i] for name, value in params.items()}
         expected = reference.transform(images[i], row)

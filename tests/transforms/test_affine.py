@@ -18,7 +18,7 @@ from PIL import Image as PILImage
 import jitvision.transforms as T
 import jitvision.transforms.functional as F
 from jitvision import tv_tensors
-from jitvision.transforms._geometry._affine import _blur, _odd_taps
+from jitvision.transforms._geometry._elastic import _blur, _odd_taps
 from jitvision.transforms.functional._geometry._perspective import perspective_coefficients
 from tests.helpers import (
     assert_matches_oracle,
@@ -221,12 +221,12 @@ def _sample(height=30, width=40):
 
 def _expected_call(transform, params):
     """torchvision's functional and arguments for the drawn ``params``."""
-    if isinstance(transform, T.RandomAffine):
+    if isinstance(transform, T.RandomAffine):  # make_params gives torchvision's numbers and tuples
         args = dict(
             angle=float(params["angle"]),
-            translate=params["translate"].tolist(),
+            translate=list(params["translate"]),
             scale=float(params["scale"]),
-            shear=params["shear"].tolist(),
+            shear=list(params["shear"]),
             center=transform.center,
         )
         return tv_functional.affine, args
@@ -238,6 +238,12 @@ def _expected_call(transform, params):
         coefficients = params["coefficients"].tolist()
         return tv_functional.perspective, dict(startpoints=None, endpoints=None, coefficients=coefficients)
     return tv_functional.elastic, dict(displacement=params["displacement"])
+
+
+def _row(params, row):
+    """Row ``row`` of batch parameters: one sample's parameters (ElasticTransform's displacement keeps its leading
+    dimension of one)."""
+    return {k: v[row : row + 1] if k == "displacement" else v[row] for k, v in params.items()}
 
 
 CLASSES = [
@@ -258,7 +264,7 @@ def test_class_matches_torchvision_functional_with_the_drawn_parameters(make):
         torch.manual_seed(seed)
         ours = transform(sample)
         torch.manual_seed(seed)
-        params = transform._draw(30, 40, torch.device("cpu"))
+        params = transform.make_params([sample["image"]])
         functional, args = _expected_call(transform, params)
         expected = {}
         for key, leaf in to_torchvision(sample).items():
@@ -277,7 +283,7 @@ def test_random_rotation_expand_matches_torchvision_in_eager():
     torch.manual_seed(3)
     ours = transform(sample)
     torch.manual_seed(3)
-    angle = float(transform._draw(30, 40, torch.device("cpu"))["angle"])
+    angle = float(transform.make_params([sample["image"]])["angle"])
     theirs = to_torchvision(sample)
     for key in ("image", "boxes", "points", "masks"):
         options = {"fill": 0} if key in ("image", "masks") else {}
@@ -295,7 +301,7 @@ def test_class_compiles_once_and_stays_random(make):
 def test_traced_class_equals_eager_for_the_same_parameters(make):
     transform = make()
     sample = _sample(24, 28)
-    params = transform._draw(24, 28, torch.device("cpu"))
+    params = _row(transform.make_batch_params([sample["image"]], 1), 0)  # tensors, as a compiled call draws them
 
     def run(s, p):
         return {k: transform.transform(v, p) if k != "labels" else v for k, v in s.items()}
@@ -386,11 +392,11 @@ def test_batch_parameters_give_each_row_its_own_warp(make):
     transform = make()
     images = make_image(20, 24, batch=(3,))
     boxes = make_boxes((20, 24), num_boxes=3)
-    params = transform._draw_batch(3, 20, 24, torch.device("cpu"))
+    params = transform.make_batch_params([images], 3)
     out_images = transform.transform_batch(images, params)
     out_boxes = transform.transform_batch(boxes, params)
     for row in range(3):
-        row_params = {k: v[row : row + 1] if k == "displacement" else v[row] for k, v in params.items()}
+        row_params = _row(params, row)
         assert_matches_oracle(out_images[row], transform.transform(images[row], row_params), float_atol=1e-5)
         one_box = tv_tensors.wrap(boxes.as_subclass(torch.Tensor)[row : row + 1], like=boxes)
         assert_matches_oracle(
@@ -488,7 +494,7 @@ def test_eager_float_matrix_route_equals_the_tensor_matrix_route(seed):
     """RandomAffine/RandomRotation in eager build one sample's inverse matrix in Python floats
     (affine_matrix_values); compiled, scripted and batched calls build it from tensors (affine_matrix). Both must
     give the same pixels, for uint8 (native kernel) and float images, with and without a center."""
-    from jitvision.transforms.functional._geometry._affine import warp_affine_image
+    from jitvision.transforms.functional._geometry._affine_matrix import warp_affine_image
 
     rng = random.Random(seed)
     generator = torch.Generator().manual_seed(seed)
@@ -503,7 +509,7 @@ def test_eager_float_matrix_route_equals_the_tensor_matrix_route(seed):
         rotation = T.RandomRotation(180, mode, center=center)
         centred = [0.0, 0.0] if center is None else [center[0] - 0.5 * width, center[1] - 0.5 * height]
         for transform in (affine, rotation):
-            params = transform._draw(height, width, image.device)
+            params = _row(transform.make_batch_params([image], 1), 0)
             eager = transform._image(image, params, mode, fill)
             if transform is affine:
                 inverse = transform._matrix(params, centred, True)
@@ -517,7 +523,7 @@ def test_random_affine_draw_matches_per_column_ranges():
     """The one multiply-add draw gives each column u * (high - low) + low (float32) and whole-pixel translations
     within translate * size."""
     transform = T.RandomAffine((-30, 10), (0.1, 0.3), (0.8, 1.2), (-5, 15, -25, -20))
-    batch = transform._draw_batch(2000, 50, 80, torch.device("cpu"))
+    batch = transform.make_batch_params([torch.empty(1, 50, 80)], 2000)
     angle, translate, scale, shear = batch["angle"], batch["translate"], batch["scale"], batch["shear"]
     assert angle.dtype == torch.float32 and float(angle.min()) >= -30 and float(angle.max()) <= 10
     assert float(scale.min()) >= 0.8 and float(scale.max()) <= 1.2

@@ -210,8 +210,8 @@ def _random_op(transform, image, rows, generator):
 @needs_random
 @pytest.mark.parametrize("name", list(_POLICIES))
 def test_native_draw_is_the_python_draw_and_its_steps(name):
-    # The op's draw must be _draw_batch's (same uniforms, same float32 arithmetic), bit for bit, row by row, and its
-    # output the steps of that draw (augment_step_u8): then the distribution tests of _draw_batch cover it.
+    # The op's draw must be make_batch_params' (same uniforms, same float32 arithmetic), bit for bit, row by row, and
+    # its output the steps of that draw (augment_step_u8): then the distribution tests of make_batch_params cover it.
     transform = _POLICIES[name]()
     seed = int(torch.randint(0, 2**31, ()).item())
     shapes = torch.Generator().manual_seed(seed)
@@ -220,9 +220,7 @@ def test_native_draw_is_the_python_draw_and_its_steps(name):
         rows = int(torch.randint(1, 40, (), generator=shapes))
         images = make_image(height, width, channels=3 if k % 3 else 1, batch=(rows,))
         out, ops, magnitudes = _random_op(transform, images, True, torch.Generator().manual_seed(seed + k))
-        expected = _POLICIES[name](torch.Generator().manual_seed(seed + k))._draw_batch(
-            rows, height, width, torch.device("cpu")
-        )
+        expected = _POLICIES[name](torch.Generator().manual_seed(seed + k)).make_batch_params([images], rows)
         assert torch.equal(ops, expected["ops"]), (name, k)
         assert torch.equal(magnitudes, expected["magnitudes"]), (name, k)
         assert magnitudes.dtype == torch.float64 and ops.dtype == torch.int64
@@ -244,11 +242,11 @@ def test_eager_call_is_one_native_draw_equal_to_the_params_path(name):
         got = _POLICIES[name]()(image)
         torch.manual_seed(seed)
         transform = _POLICIES[name]()
-        expected = transform.transform(image, transform._draw(31, 44, torch.device("cpu")))
+        expected = transform.transform(image, transform.make_params([image]))
         torch.testing.assert_close(got, expected, rtol=0, atol=0)
     # A generator of its own: the op draws on it.
     a, b = _POLICIES[name](torch.Generator().manual_seed(3)), _POLICIES[name](torch.Generator().manual_seed(3))
-    params = b._draw(31, 44, torch.device("cpu"))
+    params = b.make_params([image])
     torch.testing.assert_close(a(image), b.transform(image, params), rtol=0, atol=0)
 
 
@@ -308,7 +306,7 @@ def test_forward_batch_draws_per_row_in_one_call(name):
     got = _POLICIES[name]().forward_batch(images)
     torch.manual_seed(7)
     transform = _POLICIES[name]()
-    expected = transform.transform_batch(images, transform._draw_batch(6, 21, 26, torch.device("cpu")))
+    expected = transform.transform_batch(images, transform.make_batch_params([images], 6))
     torch.testing.assert_close(got, expected, rtol=0, atol=0)
     assert len({o.sum().item() for o in got}) > 1
     graphs = []

@@ -107,9 +107,10 @@ N = 10_000
 
 
 def _draws(ours, source):
-    """N draws of ``ours``: its tensor draw (``_draw_batch``), or the native op's (one per row of N tiny images)."""
+    """N draws of ``ours``: its tensor draw (``make_batch_params``), or the native op's (one per row of N tiny
+    images)."""
     if source == "python":
-        return ours._draw_batch(N, H, W, torch.device("cpu"))
+        return ours.make_batch_params([torch.empty(1, H, W)], N)
     images = torch.zeros(N, 1, 3, 3, dtype=torch.uint8)
     mode = 0 if ours._grid == "nearest" else 1
     _, ops, magnitudes = torch.ops.jitvision_native.augment_random_u8(
@@ -169,11 +170,11 @@ def test_eager_draw_equals_the_tensor_draw(name):
     ours, reference = _EAGER_DRAWS[name](torch.Generator().manual_seed(seed)), _EAGER_DRAWS[name](
         torch.Generator().manual_seed(seed)
     )
-    cpu = torch.device("cpu")
     for k in range(200):
         height, width = int(torch.randint(8, 400, ())), int(torch.randint(8, 400, ()))
-        got = ours._draw(height, width, cpu)
-        expected = {key: value[0] for key, value in reference._draw_batch(1, height, width, cpu).items()}
+        image = torch.empty(1, height, width)
+        got = ours.make_params([image])
+        expected = {key: value[0] for key, value in reference.make_batch_params([image], 1).items()}
         assert got.keys() == expected.keys()
         for key in got:
             assert got[key].dtype == expected[key].dtype and got[key].shape == expected[key].shape
@@ -181,7 +182,7 @@ def test_eager_draw_equals_the_tensor_draw(name):
 
 
 def test_host_randint_rounds_as_float32():
-    from jitvision.transforms._auto_augment import _randint, _randint_host
+    from jitvision.transforms._auto_augment_policies import _randint, _randint_host
 
     for n in (7, 10, 13, 14, 25, 31):
         k = torch.arange(n, dtype=torch.float32)
@@ -213,7 +214,7 @@ def test_auto_augment_operations_follow_the_policy(policy, source):
 def test_aug_mix_draws(all_ops):
     torch.manual_seed(3)
     ours, tv = T.AugMix(all_ops=all_ops), tv_transforms.AugMix(all_ops=all_ops)
-    params = ours._draw_batch(N, H, W, torch.device("cpu"))
+    params = ours.make_batch_params([torch.empty(1, H, W)], N)
     ops = params["ops"].reshape(N, 3, 3)
     space = tv._AUGMENTATION_SPACE if all_ops else tv._PARTIAL_AUGMENTATION_SPACE
     first = ops[:, :, 0].reshape(-1)
@@ -310,7 +311,7 @@ def test_batch_rows_get_their_own_operations(name):
 
 def _drawn(transform):
     def run(x):
-        params = transform._draw(x.shape[-2], x.shape[-1], x.device)
+        params = transform.make_params([x])
         return transform.transform(x, params), params["ops"], params["magnitudes"]
 
     return run

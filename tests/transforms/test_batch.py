@@ -121,8 +121,8 @@ def test_compose_batch_equals_each_sample(fused, api):
     assert type(out) is (tv_tensors.BatchedImages if api == "BatchedImages" else torch.Tensor)
     reference = pipeline(7)
     crop, flip = reference.transforms[0], reference.transforms[1]
-    boxes = crop._draw_batch(6, H, W, torch.device("cpu"))
-    coins = flip._draw_batch(6, H, W, torch.device("cpu"))
+    boxes = crop.make_batch_params([images], 6)
+    coins = flip.make_batch_params([images], 6)
     for i in range(6):
         expected = flip.transform(crop.transform(images[i], _row(boxes, i)), _row(coins, i))
         for step in reference.transforms[2:]:
@@ -255,20 +255,28 @@ def test_scripted_forward_batch_matches_eager_under_a_seed(tmp_path):
 # ---- the contract and bad input ----------------------------------------------------------------------------------
 
 
-def test_every_random_transform_draws_per_sample():
-    # A class that draws parameters must also draw them per sample and apply them per row.
+def test_every_random_transform_follows_the_contract():
+    # One draw: _draw(batch_shape, ...) gives one sample's parameters for [] and one row per sample for [B]. One
+    # effect: transform (or _apply, behind the one probability gate). Checked on the parameters a batch sample gets
+    # (make_batch_params) and on forward_batch, for every public class that draws.
+    image = torch.randint(0, 256, (3, H, W), dtype=torch.uint8)
+    checked = 0
     for name in dir(T):
         cls = getattr(T, name)
         bases = (T.Transform, T.RandomApplyTransform)
         if not isinstance(cls, type) or not issubclass(cls, T.Transform) or cls in bases:
             continue
         if cls._draw is T.Transform._draw:
-            continue  # deterministic
-        assert cls._draw_batch is not T.Transform._draw_batch, f"{name} does not override _draw_batch"
+            continue  # deterministic: no draw
         if issubclass(cls, T.RandomApplyTransform):
             assert cls._apply is not T.RandomApplyTransform._apply, f"{name} does not implement _apply"
         else:
-            assert cls.transform_batch is not T.Transform.transform_batch, f"{name} does not override transform_batch"
+            assert cls.transform is not T.Transform.transform, f"{name} does not implement transform"
+        checked += 1
+    assert checked >= 25  # the public random classes
+    for transform in (T.RandomResizedCrop(8), T.ColorJitter(0.4, 0.4), T.RandomAffine(20), T.RandomInvert()):
+        params = transform.make_batch_params([tv_tensors.BatchedImages(image.expand(5, -1, -1, -1))], 5)
+        assert params and all(value.shape[0] == 5 for value in params.values()), type(transform).__name__
 
 
 def test_bad_batches_raise_naming_the_transform():

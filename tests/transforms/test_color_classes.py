@@ -20,8 +20,6 @@ from tests.helpers import (
     to_torchvision,
 )
 
-CPU = torch.device("cpu")
-
 
 def _narrow(dtype=torch.uint8, batch=(), height=17, width=23):
     """An image whose channels do not span the full range (so autocontrast and equalize change it)."""
@@ -107,7 +105,7 @@ def test_color_jitter_is_its_functionals_in_the_drawn_order():
     for dtype in (torch.uint8, torch.float32):
         for _ in range(6):
             image = make_image(dtype=dtype)
-            params = transform._draw(17, 23, CPU)
+            params = transform.make_params([image])
             expected = image
             for op in params["order"].tolist():
                 functional = (F.adjust_brightness, F.adjust_contrast, F.adjust_saturation, F.adjust_hue)[op]
@@ -126,11 +124,12 @@ def test_color_jitter_draws_ranges_like_torchvision():
     theirs = tv_transforms.ColorJitter(brightness=0.3, contrast=(0.2, 0.4), saturation=0, hue=0.1)
     assert transform.brightness == theirs.brightness and transform.contrast == theirs.contrast
     assert transform.saturation is None and theirs.saturation is None and transform.hue == theirs.hue
-    factors = transform._draw_batch(2000, 8, 8, CPU)["factors"]
+    probe = [torch.empty(3, 8, 8)]
+    factors = transform.make_batch_params(probe, 2000)["factors"]
     assert 0.7 <= factors[:, 0].min() and factors[:, 0].max() <= 1.3
     assert 0.2 <= factors[:, 1].min() and factors[:, 1].max() <= 0.4
     assert -0.1 <= factors[:, 3].min() and factors[:, 3].max() <= 0.1
-    orders = transform._draw_batch(2000, 8, 8, CPU)["order"]
+    orders = transform.make_batch_params(probe, 2000)["order"]
     assert len({tuple(row) for row in orders.tolist()}) == 24  # every order is drawn
 
 
@@ -139,7 +138,7 @@ def test_photometric_distort_is_its_functionals_under_forced_parameters():
     for dtype in (torch.uint8, torch.float32):
         for _ in range(8):
             image = make_image(dtype=dtype)
-            params = transform._draw(17, 23, CPU)
+            params = transform.make_params([image])
             apply, factors = params["apply"].tolist(), params["factors"].tolist()
             before = bool(params["contrast_before"])
             expected = image
@@ -184,7 +183,7 @@ def test_channel_permutation_is_permute_channels_with_the_drawn_permutation():
     transform = T.RandomChannelPermutation()
     for channels in (1, 3, 4):
         image = make_image(channels=channels)
-        params = transform._draw(17, 23, CPU)
+        params = transform.make_params([image])
         perm = params["keys"][:channels].argsort().tolist()
         assert torch.equal(transform.transform(image, params), F.permute_channels(image, perm))
     seen = {tuple(transform(torch.arange(3.0).view(3, 1, 1)).flatten().tolist()) for _ in range(200)}
@@ -253,7 +252,7 @@ def test_compiled_random_class_equals_eager_under_the_same_seed():
 def test_inductor_color_jitter_matches_eager_on_a_batch():
     transform = T.ColorJitter(0.4, 0.4, 0.4, 0.1)
     batch = make_image(20, 24, batch=(3,))
-    params = transform._draw_batch(3, 20, 24, CPU)
+    params = transform.make_batch_params([batch], 3)
     torch._dynamo.reset()
     compiled = torch.compile(transform.transform_batch, fullgraph=True)
     assert_matches_oracle(compiled(batch, params), transform.transform_batch(batch, params))
@@ -310,7 +309,7 @@ def _row(params, index):
 @pytest.mark.parametrize("dtype", [torch.uint8, torch.float32], ids=str)
 def test_transform_batch_is_the_transform_of_each_row_with_its_parameters(transform, dtype):
     for batch in (_narrow(dtype, batch=(5,)), _narrow(dtype, batch=(3, 2))):  # images, then videos [B, T, C, H, W]
-        params = transform._draw_batch(batch.shape[0], 17, 23, CPU)
+        params = transform.make_batch_params([batch], batch.shape[0])
         assert all(value.shape[0] == batch.shape[0] for value in params.values())
         out = transform.transform_batch(batch, params)
         for index in range(batch.shape[0]):
@@ -320,16 +319,17 @@ def test_transform_batch_is_the_transform_of_each_row_with_its_parameters(transf
 
 
 @pytest.mark.parametrize("transform", RANDOM_CLASSES, ids=RANDOM_IDS)
-def test_draw_batch_draws_differently_per_row_and_scripts(transform):
-    params = transform._draw_batch(64, 17, 23, CPU)
+def test_batch_params_differ_per_row_and_match_make_params(transform):
+    probe = [torch.empty(3, 17, 23)]
+    params = transform.make_batch_params(probe, 64)
     assert any(len({tuple(row) for row in value.reshape(64, -1).tolist()}) > 1 for value in params.values())
-    one = transform._draw(17, 23, CPU)
+    one = transform.make_params(probe)
     assert set(one) == set(params) and all(one[k].shape == params[k].shape[1:] for k in one)
 
 
 def test_color_jitter_orders_differ_per_sample_in_a_batch():
     transform = T.ColorJitter(0.5, 0.5, 0.5, 0.2)
-    params = transform._draw_batch(16, 8, 8, CPU)
+    params = transform.make_batch_params([torch.empty(3, 8, 8)], 16)
     assert len({tuple(row) for row in params["order"].tolist()}) > 1
 
 

@@ -253,10 +253,11 @@ def test_random_crop_equals_torchvision_functionals_at_the_drawn_offset_and_cove
     seen = set()
     for seed in range(60):
         torch.manual_seed(seed)
-        offset = transform._draw(17, 23, torch.device("cpu"))["top_left"].tolist()
+        params = transform.make_params([sample["image"]])
+        offset = [params["top"], params["left"]]
         seen.add(tuple(offset))
-        transform_with_offset = T.RandomCrop(**kwargs)
-        transform_with_offset._draw = lambda height, width, device, offset=offset: {"top_left": torch.tensor(offset)}
+        torch.manual_seed(seed)  # the call draws what make_params drew
+        got = transform(sample)["image"]
         expected_image = tv_functional.crop(
             tv_functional.pad(to_torchvision(sample["image"]), [left, top, right, bottom], fill=kwargs.get("fill", 0)),
             offset[0],
@@ -264,7 +265,7 @@ def test_random_crop_equals_torchvision_functionals_at_the_drawn_offset_and_cove
             crop_height,
             crop_width,
         )
-        assert_matches_oracle(transform_with_offset(sample)["image"], expected_image, what=f"{kwargs} {offset}")
+        assert_matches_oracle(got, expected_image, what=f"{kwargs} {offset}")
     rooms = (padded_height - crop_height + 1) * (padded_width - crop_width + 1)
     assert all(0 <= t <= padded_height - crop_height and 0 <= s <= padded_width - crop_width for t, s in seen)
     assert len(seen) >= min(rooms, 20)
@@ -277,11 +278,24 @@ def test_random_crop_compiles_once_across_input_sizes():
     assert counter.frame_count == 1
 
 
+class _RandomCropAt(T.RandomCrop):
+    """A RandomCrop whose ``make_params`` gives the crop a fixed offset (torchvision's way of editing the drawn
+    parameters in a subclass)."""
+
+    def __init__(self, top_left, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.top_left = list(top_left)
+
+    def make_params(self, flat_inputs):
+        params = super().make_params(flat_inputs)
+        params["top"], params["left"] = self.top_left
+        return params
+
+
 @pytest.mark.parametrize("padding_mode", MODES)
 def test_random_crop_with_given_offset_matches_torchvision_functionals(padding_mode):
     image = tv_tensors.Image(make_image(dtype=torch.float32))
-    transform = T.RandomCrop([15, 20], padding=[2, 3], pad_if_needed=True, padding_mode=padding_mode)
-    transform._draw = lambda height, width, device: {"top_left": torch.tensor([4, 1])}
+    transform = _RandomCropAt([4, 1], [15, 20], padding=[2, 3], pad_if_needed=True, padding_mode=padding_mode)
     padded = tv_functional.pad(to_torchvision(image), [2, 3], padding_mode=padding_mode)
     assert_matches_oracle(transform(image), tv_functional.crop(padded, 4, 1, 15, 20))
 
@@ -293,8 +307,10 @@ def test_random_crop_eager_draw_equals_the_tensor_draw(kwargs):
     eager = T.RandomCrop(**kwargs, generator=torch.Generator().manual_seed(2))
     traced = T.RandomCrop(**kwargs, generator=torch.Generator().manual_seed(2))
     for height, width in [(30, 40), (9, 9), (13, 300)] * 30:
-        expected = eager._draw(height, width, torch.device("cpu"))["top_left"]
-        assert torch.equal(traced._offsets([], height, width, torch.device("cpu")), expected)
+        # make_params draws on the host with Python floats; make_batch_params draws the same uniforms as tensors
+        image = torch.empty(1, height, width)
+        params = eager.make_params([image])
+        assert traced.make_batch_params([image], 1)["top_left"][0].tolist() == [params["top"], params["left"]]
 
 
 def test_random_crop_generator_is_reproducible():

@@ -1,5 +1,6 @@
-"""The eager fast path of one plain tensor (``Transform._eager_plain``): the same output and the same RNG stream as
-the generic path (draw tensor parameters, then ``transform``), and not taken where it must not be."""
+"""The eager fast path of one plain tensor (``t(tensor)`` outside torch.compile/jit.trace, without hooks): the same
+output and the same RNG stream as the generic path (the same tensor as a one-leaf sample, ``t([x])``: flattened,
+``make_params``, then ``transform``, torchvision's contract), and not taken where it must not be."""
 
 import pytest
 import torch
@@ -38,11 +39,18 @@ CASES = [
     lambda: T.RandomErasing(0.7),
     lambda: T.RandomErasing(1.0, value=5),
     lambda: T.RandomErasing(1.0, value=[1, 2, 3]),
-    lambda: T.RandomErasing(1.0, value="random"),
     lambda: T.RandomErasing(1.0, scale=(0.9, 1.0), ratio=(5.0, 6.0)),  # often no box fits
     lambda: T.RandomErasing(1.0, value=255),
     lambda: T.RandomChannelPermutation(),
 ]
+
+
+def _generic(transform, image):
+    """``transform(image)`` the generic way: inside a sample (a one-element list) the tensor is a leaf like any
+    other, so the call flattens the sample, draws with ``make_params`` and applies ``transform``."""
+    out = transform([image])
+    assert type(out) is list and len(out) == 1
+    return out[0]
 
 
 @pytest.mark.parametrize("make", CASES)
@@ -57,7 +65,7 @@ def test_fast_path_equals_generic_path(make, dtype):
         fast = transform(image)
         after_fast = torch.rand(4)
         torch.manual_seed(seed)
-        generic = transform.transform(image, transform._plain_params(image))
+        generic = _generic(transform, image)
         after_generic = torch.rand(4)
         assert torch.equal(fast, generic), seed
         assert torch.equal(after_fast, after_generic), f"{seed}: the fast path drew differently"
@@ -67,7 +75,7 @@ def test_fast_path_honours_a_generator_and_a_custom_make_params():
     image = torch.randint(0, 256, (3, 40, 40), dtype=torch.uint8)
     a = T.RandomCrop(10, generator=torch.Generator().manual_seed(5))
     b = T.RandomCrop(10, generator=torch.Generator().manual_seed(5))
-    assert all(torch.equal(a(image), b.transform(image, b._plain_params(image))) for _ in range(10))
+    assert all(torch.equal(a(image), b.transform(image, b.make_params([image]))) for _ in range(10))
 
     class Fixed(T.RandomHorizontalFlip):
         def make_params(self, flat_inputs):
@@ -94,7 +102,7 @@ def test_native_fast_path_on_a_generator_and_other_shapes(make, shape):
     global_next = torch.rand(3)
     torch.manual_seed(0)
     for step in range(12):
-        assert torch.equal(fast(image), generic.transform(image, generic._plain_params(image))), step
+        assert torch.equal(fast(image), generic.transform(image, generic.make_params([image]))), step
     assert torch.equal(torch.rand(3), global_next), "the global RNG was drawn from"
 
 
@@ -108,7 +116,7 @@ def test_fast_path_on_a_non_contiguous_and_a_batched_input(make):
             torch.manual_seed(seed)
             fast = transform(image)
             torch.manual_seed(seed)
-            generic = transform.transform(image, transform._plain_params(image))
+            generic = _generic(transform, image)
             assert torch.equal(fast, generic), seed
 
 
@@ -173,3 +181,22 @@ def test_pad_fast_path_is_one_call_of_the_native_op(monkeypatch):
     T.Pad(2, padding_mode="edge")(image)
     T.Pad([2, -1])(image)  # negative amounts crop: torch's pad, through the functional
     assert calls == []
+
+
+def test_random_erasing_random_value_fast_path_equals_the_batch_route():
+    # value="random": make_params draws torchvision's noise, [C, h, w] for the box, while the tensor path (the fast
+    # path, and forward_batch's per-row route) draws noise laid out like the whole image and erases with the box's
+    # part of it, so the graph's shapes never depend on the box. The fast path is checked against that route.
+    transform = T.RandomErasing(1.0, value="random")
+    base = torch.randint(0, 256, (3, 50, 60), dtype=torch.uint8)
+    channels_last = base[None].permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)[0]
+    for image in (base, base / 255, channels_last):
+        for seed in range(10):
+            torch.manual_seed(seed)
+            fast = transform(image)
+            after_fast = torch.rand(4)
+            torch.manual_seed(seed)
+            rows = transform.transform_batch(image[None], transform.make_batch_params([image], 1))
+            assert torch.equal(torch.rand(4), after_fast), seed
+            assert torch.equal(fast, rows[0]), seed
+            assert not torch.equal(fast, image)

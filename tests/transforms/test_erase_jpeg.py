@@ -105,11 +105,11 @@ def test_random_erasing_distribution_matches_torchvision(value):
 def test_random_erasing_matches_erase_with_its_parameters():
     sample = {"image": tv_tensors.Image(make_image(30, 40)), "boxes": make_boxes((30, 40)), "mask": make_mask(30, 40)}
     transform = T.RandomErasing(p=1.0, value=[1.0, 2.0, 3.0], generator=torch.Generator().manual_seed(4))
-    params = T.RandomErasing(p=1.0, value=[1.0, 2.0, 3.0], generator=torch.Generator().manual_seed(4))._draw(
-        30, 40, torch.device("cpu")
+    params = T.RandomErasing(p=1.0, value=[1.0, 2.0, 3.0], generator=torch.Generator().manual_seed(4)).make_params(
+        [sample["image"]]
     )
     out = transform(sample)
-    i, j, h, w = params["box"].tolist()
+    i, j, h, w = params["i"], params["j"], params["h"], params["w"]
     expected = tv_functional.erase(
         to_torchvision(sample["image"]), i, j, h, w, torch.tensor([1.0, 2.0, 3.0]).view(3, 1, 1)
     )
@@ -130,7 +130,7 @@ def test_random_erasing_modes_and_batches(tmp_path):
     compiled, counter = compile_counted(lambda x, p: transform.transform(x, p))
     image = make_image(30, 36)
     for _ in range(5):
-        p = transform._draw(30, 36, torch.device("cpu"))
+        p = {key: value[0] for key, value in transform.make_batch_params([image], 1).items()}  # tensors
         assert torch.equal(compiled(image, p), transform.transform(image, p))
     assert counter.frame_count == 1
 
@@ -189,7 +189,7 @@ def test_jpeg_is_one_graph_node_and_scripts(tmp_path):
 def test_jpeg_batches():
     params = assert_batch_rows_match_single(lambda g: T.JPEG((1, 100), generator=g), _photo(20, 28, (6,)))
     assert params["quality"].unique().numel() > 3
-    qualities = T.JPEG((3, 5))._draw_batch(2000, 1, 1, torch.device("cpu"))["quality"]
+    qualities = T.JPEG((3, 5)).make_batch_params([torch.empty(3, 1, 1)], 2000)["quality"]
     assert set(qualities.tolist()) == {3, 4, 5}
 
 

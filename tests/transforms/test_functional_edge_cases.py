@@ -124,7 +124,7 @@ def test_expanded_sizes_match_torchvision_on_random_rotations():
         _get_inverse_affine_matrix,
     )
 
-    from jitvision.transforms.functional._geometry import _affine, _warp
+    from jitvision.transforms.functional._geometry import _rotate, _warp_matrix
 
     g = torch.Generator().manual_seed(0)
     for _ in range(400):
@@ -137,11 +137,11 @@ def test_expanded_sizes_match_torchvision_on_random_rotations():
         expected = _compute_affine_output_size_tensor(
             _get_inverse_affine_matrix(centred, -angle, [0.0, 0.0], 1.0, [0.0, 0.0]), width, height
         )
-        inverse = _affine.rotation_inverse_list(angle, centred)
-        assert tuple(_warp.expanded_size(inverse, width, height)) == expected
+        inverse = _rotate.rotation_inverse_list(angle, centred)
+        assert tuple(_warp_matrix.expanded_size(inverse, width, height)) == expected
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(_warp, "is_tracing", lambda: True)
-            assert tuple(_warp.expanded_size(inverse, width, height)) == expected
+            patch.setattr(_warp_matrix, "is_tracing", lambda: True)
+            assert tuple(_warp_matrix.expanded_size(inverse, width, height)) == expected
 
 
 # ---- float16 boxes moved as torchvision's matmul computes them -------------------------------------------------

@@ -43,8 +43,8 @@ def test_mix_matches_torchvision_with_the_same_draw(cls_name, labels_kind, kind)
     if labels_kind == "probabilities":
         labels = torch.softmax(torch.rand(4, num_classes), -1)
     ours = getattr(T, cls_name)(num_classes=num_classes, generator=torch.Generator().manual_seed(2))
-    params = getattr(T, cls_name)(num_classes=num_classes, generator=torch.Generator().manual_seed(2))._draw(
-        12, 14, torch.device("cpu")
+    params = getattr(T, cls_name)(num_classes=num_classes, generator=torch.Generator().manual_seed(2)).make_params(
+        [images]
     )
     out = ours(images, labels)
     expected = _reference(cls_name, params, to_torchvision(images), labels, num_classes)
@@ -58,7 +58,7 @@ def test_mix_matches_torchvision_with_the_same_draw(cls_name, labels_kind, kind)
 def test_mix_lambda_distribution_and_box(cls_name):
     torch.manual_seed(0)
     transform = getattr(T, cls_name)(alpha=0.4, num_classes=3)
-    lams = transform._draw_batch(4000, 20, 30, torch.device("cpu"))["lam"]
+    lams = transform.make_batch_params([torch.empty(3, 20, 30)], 4000)["lam"]
     reference = torch.distributions.Beta(torch.tensor(0.4), torch.tensor(0.4)).sample((4000,))
     if cls_name == "MixUp":
         assert abs(lams.mean() - reference.mean()) < 0.03 and abs(lams.std() - reference.std()) < 0.03
@@ -132,9 +132,7 @@ def test_mix_per_sample_on_batch_types(cls_name):
     out_images, out_labels = factory(num_classes=4, generator=torch.Generator().manual_seed(1))(
         tv_tensors.BatchedImages(images), labels
     )
-    params = factory(num_classes=4, generator=torch.Generator().manual_seed(1))._draw_batch(
-        6, 16, 16, torch.device("cpu")
-    )
+    params = factory(num_classes=4, generator=torch.Generator().manual_seed(1)).make_batch_params([images], 6)
     assert params["lam"].unique().numel() > 3
     rolled = images.roll(1, 0)
     for i in range(6):

@@ -67,15 +67,15 @@ def _chi_square(counts, expected):
 
 def test_draw_distributions_match_torchvision_s():
     torch.manual_seed(0)
-    device = torch.device("cpu")
-    apply = T.RandomApply([T.Identity()], p=0.3)._draw_batch(N, H, W, device)["apply"]
+    probe = [torch.empty(3, H, W)]
+    apply = T.RandomApply([T.Identity()], p=0.3).make_batch_params(probe, N)["apply"]
     assert abs(int(apply.sum()) - 0.3 * N) < 4 * math.sqrt(N * 0.21)
     choice = T.RandomChoice(_steps(T), p=[1, 2, 3])
     assert choice.p == tv_transforms.RandomChoice(_steps(tv_transforms), p=[1, 2, 3]).p
-    index = choice._draw_batch(N, H, W, device)["index"]
+    index = choice.make_batch_params(probe, N)["index"]
     counts = torch.bincount(index, minlength=3).tolist()
     assert _chi_square(counts, [N * p for p in choice.p]) < _bound(3)
-    order = T.RandomOrder(_steps(T))._draw_batch(N, H, W, device)["order"]
+    order = T.RandomOrder(_steps(T)).make_batch_params(probe, N)["order"]
     permutations = list(itertools.permutations(range(3)))
     counts = [sum(1 for row in order.tolist() if tuple(row) == perm) for perm in permutations]
     assert _chi_square(counts, [N / 6] * 6) < _bound(6)
@@ -126,7 +126,7 @@ def test_batches_draw_per_sample(name):
     out = transform(tv_tensors.BatchedImages(images))
     assert type(out) is tv_tensors.BatchedImages
     torch.manual_seed(5)
-    params = transform._draw_batch(8, H, W, images.device)
+    params = transform.make_batch_params([images], 8)
     for i in range(8):
         row = {key: value[i] for key, value in params.items()}
         torch.testing.assert_close(out[i].as_subclass(torch.Tensor), transform.transform(images[i], row))
@@ -301,7 +301,7 @@ def test_order_of_shape_changing_steps_on_batches(tmp_path):
     out = transform(tv_tensors.BatchedImages(images))
     assert type(out) is tv_tensors.BatchedImages and out.shape == (8, 3, 8, 14)
     torch.manual_seed(2)
-    params = transform._draw_batch(8, 8, 10, images.device)
+    params = transform.make_batch_params([images], 8)
     assert len({tuple(row) for row in params["order"].tolist()}) == 2
     for i in range(8):
         row = {key: value[i] for key, value in params.items()}

@@ -251,8 +251,9 @@ def test_random_resized_crop_given_a_box_matches_torchvision():
 def test_random_resized_crop_draws_like_torchvision(height, width):
     transform = T.RandomResizedCrop(10, generator=torch.Generator().manual_seed(0))
     area = height * width
+    probe = [torch.empty(1, height, width)]
     for _ in range(200):
-        top, left, crop_h, crop_w = transform._draw(height, width, torch.device("cpu"))["box"].tolist()
+        top, left, crop_h, crop_w = transform.make_params(probe)["box"].tolist()
         assert 0 <= top <= height - crop_h and 0 <= left <= width - crop_w
         assert 0 < crop_h <= height and 0 < crop_w <= width
         if (crop_h, crop_w) != (height, width):
@@ -261,7 +262,7 @@ def test_random_resized_crop_draws_like_torchvision(height, width):
     never_fits = T.RandomResizedCrop(10, scale=(5.0, 6.0))
     theirs = tv_transforms.RandomResizedCrop(10, scale=(5.0, 6.0))
     expected = theirs.make_params([make_image(height, width)])
-    drawn = never_fits._draw(height, width, torch.device("cpu"))["box"].tolist()
+    drawn = never_fits.make_params(probe)["box"].tolist()
     assert drawn == [expected["top"], expected["left"], expected["height"], expected["width"]]
 
 
@@ -269,10 +270,11 @@ def test_random_resized_crop_draws_like_torchvision(height, width):
 def test_eager_draw_equals_the_tensor_draw(kwargs):
     eager = T.RandomResizedCrop(10, **kwargs, generator=torch.Generator().manual_seed(5))
     traced = T.RandomResizedCrop(10, **kwargs, generator=torch.Generator().manual_seed(5))
-    cpu = torch.device("cpu")
     for height, width in [(30, 40), (100, 20), (20, 100), (7, 7), (480, 640)] * 40:
-        expected = eager._draw(height, width, cpu)["box"]
-        assert torch.equal(traced._boxes([], height, width, cpu), expected), (height, width)
+        # make_params draws on the host with Python floats; make_batch_params draws the same uniforms as tensors
+        probe = [torch.empty(1, height, width)]
+        expected = eager.make_params(probe)["box"]
+        assert torch.equal(traced.make_batch_params(probe, 1)["box"][0], expected), (height, width)
 
 
 def test_batch_draw_equals_consecutive_single_draws():
@@ -281,8 +283,9 @@ def test_batch_draw_equals_consecutive_single_draws():
     single = T.RandomResizedCrop(10, scale=(0.5, 3.0), ratio=(0.2, 5.0), generator=torch.Generator().manual_seed(1))
     batch = T.RandomResizedCrop(10, scale=(0.5, 3.0), ratio=(0.2, 5.0), generator=torch.Generator().manual_seed(1))
     for height, width in [(30, 40), (100, 20), (7, 7)]:
-        expected = torch.stack([single._draw(height, width, torch.device("cpu"))["box"] for _ in range(16)])
-        assert torch.equal(batch._draw_batch(16, height, width, torch.device("cpu"))["box"], expected)
+        probe = [torch.empty(1, height, width)]
+        expected = torch.stack([single.make_params(probe)["box"] for _ in range(16)])
+        assert torch.equal(batch.make_batch_params(probe, 16)["box"], expected)
 
 
 def test_random_resized_crop_uses_the_generator():

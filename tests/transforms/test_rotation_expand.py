@@ -9,8 +9,8 @@ import torch
 import jitvision.transforms as T
 from jitvision import tv_tensors
 from jitvision.transforms._geometry._rotate_expand import expanded_canvas, expanded_image_size
-from jitvision.transforms.functional._geometry._affine import _points_expanded_canvas, rotation_inverse_list
-from jitvision.transforms.functional._geometry._warp import expanded_size
+from jitvision.transforms.functional._geometry._rotate import _points_expanded_canvas, rotation_inverse_list
+from jitvision.transforms.functional._geometry._warp_matrix import expanded_size
 from tests.helpers import (
     assert_matches_oracle,
     compile_counted,

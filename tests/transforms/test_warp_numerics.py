@@ -8,7 +8,7 @@ import torch
 import torchvision.transforms.v2.functional as TF
 
 import jitvision.transforms.functional as F
-from jitvision.transforms.functional._geometry._warp import expanded_size, scalar_affine_matrix
+from jitvision.transforms.functional._geometry._warp_matrix import expanded_size, scalar_affine_matrix
 
 
 def _awkward(rng: random.Random, low: float, high: float) -> float:

@@ -83,14 +83,16 @@ def test_batches_are_refused_and_bad_arguments_rejected():
 
 
 def test_eager_draw_equals_the_tensor_draw():
-    # The eager fast path (numpy float32 scalars) and the traced/scripted draw (float32 tensors) agree bit for bit.
+    # The eager draw of make_params (numpy float32 scalars) and the tensor draw of make_batch_params (float32 tensors,
+    # what traced and scripted code draw) agree bit for bit.
     for side_range, p in [((1.0, 4.0), 0.5), ((1.3, 1.7), 0.9), ((2.0, 2.0), 1.0)]:
         transform = T.RandomZoomOut(side_range=side_range, p=p)
         for i in range(400):
             height, width = 1 + (i * 37) % 700, 1 + (i * 53) % 900
+            image = torch.empty(1, height, width)
             torch.manual_seed(i)
-            eager = transform._draw(height, width, torch.device("cpu"))
+            eager = transform.make_params([image])
             torch.manual_seed(i)
-            traced = transform._padding([], height, width, torch.device("cpu"))
-            assert bool(eager["apply"]) == bool(traced["apply"])
-            assert eager["padding"].tolist() == traced["padding"].tolist(), (side_range, p, height, width, i)
+            traced = transform.make_batch_params([image], 1)
+            assert bool(eager["apply"]) == bool(traced["apply"][0])
+            assert eager["padding"].tolist() == traced["padding"][0].tolist(), (side_range, p, height, width, i)

@@ -17,8 +17,8 @@ from ..functional._geometry._crop import crop_at
 from ..functional._geometry._pad import _parse_pad_padding
 from ._pad import PaddingTransform, check_padding
 
-# The native ops' eager entry points (jitvision._eager_ops: the CPython binding, ~0.5 us a call, else
-# ``OpOverload._op``, ~2-3.5 us); None without the native geometry ops.
+# The native ops' eager entry points (jitvision._eager_ops: the CPython binding, else ``OpOverload._op``; both skip
+# the functional's dispatch); None without the native geometry ops.
 _CROP_COPY = entry("crop_copy") if _native.GEOMETRY else None
 _RANDOM_CROP = entry("random_crop") if _native.GEOMETRY else None
 
@@ -66,7 +66,7 @@ class CenterCrop(Transform):
         room_height, room_width = shape[-2] - crop_height, shape[-1] - crop_width
         if room_height < 0 or room_width < 0:
             return None
-        # _center_crop_anchor inline (half the room, rounded half to even): a third of this method's time was calls
+        # _center_crop_anchor inline (half the room, rounded half to even): a function call costs as much as the crop
         top = (room_height >> 1) + (room_height & 1) * ((room_height >> 1) & 1)
         left = (room_width >> 1) + (room_width & 1) * ((room_width >> 1) & 1)
         return _CROP_COPY(image, top, left, crop_height, crop_width)
@@ -142,7 +142,8 @@ class RandomCrop(PaddingTransform):
 
     @torch.jit.unused
     def _draw_eager(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
-        # The same draw and float64 arithmetic as _offsets on Python floats (a dozen tiny tensor ops cost ~10x more).
+        # The same draw and float64 arithmetic as _offsets on Python floats (a dozen tiny tensor ops cost more than
+        # the crop itself on a small image).
         plan = self._plan(height, width)
         dtype = torch.float32 if device.type == "mps" else torch.float64
         u_top, u_left = uniform([2], self._rng(), device, dtype).tolist()

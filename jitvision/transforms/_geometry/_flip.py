@@ -29,8 +29,9 @@ def _dense_on_cpu(inpt: torch.Tensor) -> bool:
 @torch.jit.unused
 def _flip_where_python(apply: torch.Tensor, inpt: torch.Tensor, horizontal: bool) -> torch.Tensor:
     """Images, videos and masks (one sample or a batch) go through the native ``flip_if`` op: torch's flip of
-    the selected rows, one graph node. Inductor's code for ``where(apply, x.flip(d), x)`` was 20-70x slower than
-    torch's flip here (see jitvision._native). Boxes and keypoints, a few numbers each, keep the select."""
+    the selected rows, one graph node. Inductor's code for ``where(apply, x.flip(d), x)`` computes both branches
+    with an element-wise gather, where torch's flip copies rows (see jitvision._native). Boxes and keypoints, a few
+    numbers each, keep the select."""
     if _dense_on_cpu(inpt):
         # call_custom_op adds a leading unit dimension to the input: per-row coins get it too.
         coins = apply.unsqueeze(0) if apply.ndim else apply

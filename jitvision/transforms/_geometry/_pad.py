@@ -23,8 +23,8 @@ from ..functional._geometry._pad import (
 
 FillValue = Optional[Union[int, float, List[float]]]
 
-# The native row-copy pad's eager entry point (jitvision._eager_ops: the CPython binding, ~0.5 us a call, else
-# ``OpOverload._op``, ~2-3.5 us); None without the native library.
+# The native row-copy pad's eager entry point (jitvision._eager_ops: the CPython binding, else ``OpOverload._op``;
+# both skip the functional's dispatch); None without the native library.
 _CONSTANT_PAD = entry("constant_pad") if _native.AVAILABLE else None
 
 

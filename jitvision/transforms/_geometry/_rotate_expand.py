@@ -17,7 +17,7 @@ import torch
 from ...tv_tensors import box_format_from, wrap
 from .._drawn import check_positive, ints_of
 from ..functional._dispatch import is_pure_tensor, unwrap
-from ..functional._geometry._affine import (
+from ..functional._geometry._affine_matrix import (
     affine_bounding_boxes_matrix,
     affine_keypoints_matrix,
     corner_shift,

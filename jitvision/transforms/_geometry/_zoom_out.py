@@ -76,8 +76,8 @@ class RandomZoomOut(PaddingTransform):
     @torch.jit.unused
     def _draw_eager(self, height: int, width: int, device: torch.device) -> Dict[str, torch.Tensor]:
         # _padding's float32 arithmetic on numpy float32 scalars (the same IEEE single operations): a dozen tiny
-        # tensor ops cost ~150 us per eager call, more than the rest of the draw (tests/transforms/test_zoom_out.py
-        # checks that both give the same padding).
+        # tensor ops cost more per eager call than the rest of the draw (tests/transforms/test_zoom_out.py checks
+        # that both give the same padding).
         f32 = np.float32
         coin, u_r, u_left, u_top = (f32(v) for v in uniform([4], self._rng(), device).tolist())
         apply = bool(coin < f32(self.p))

@@ -60,6 +60,7 @@ from ._color._pointwise import (
 )
 from ._deprecated import get_image_size, to_tensor
 from ._dispatch import is_pure_tensor
+from ._dispatch import publish_functionals as _publish_functionals
 from ._dispatch import register_user_kernel as register_kernel
 from ._erase import erase, erase_image, erase_image_pil, erase_video
 from ._geometry._affine import (
@@ -70,13 +71,6 @@ from ._geometry._affine import (
     affine_keypoints,
     affine_mask,
     affine_video,
-    rotate,
-    rotate_bounding_boxes,
-    rotate_image,
-    rotate_image_pil,
-    rotate_keypoints,
-    rotate_mask,
-    rotate_video,
 )
 from ._geometry._crop import (
     center_crop,
@@ -169,6 +163,15 @@ from ._geometry._resized_crop import (
     resized_crop_mask,
     resized_crop_video,
 )
+from ._geometry._rotate import (
+    rotate,
+    rotate_bounding_boxes,
+    rotate_image,
+    rotate_image_pil,
+    rotate_keypoints,
+    rotate_mask,
+    rotate_video,
+)
 from ._jpeg import jpeg, jpeg_image, jpeg_image_pil, jpeg_video
 from ._meta import (
     clamp_bounding_boxes,
@@ -205,3 +208,6 @@ from ._size import (
 )
 from ._temporal import uniform_temporal_subsample, uniform_temporal_subsample_video
 from ._type_conversion import pil_to_tensor, to_image, to_pil_image, to_pure_tensor
+
+# register_kernel checks a functional against this namespace; _dispatch cannot import this package (it imports it)
+_publish_functionals(globals())

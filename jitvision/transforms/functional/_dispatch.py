@@ -50,7 +50,7 @@ def call_custom_op(op: Callable[..., torch.Tensor], dense: torch.Tensor, *args: 
     then hands it a reinterpreted plain tensor, never the graph input itself. A graph input may be a tv_tensor,
     and AOT autograd's first-call check of custom ops (functorch config ``check_custom_op_aliasing``) rejects
     tensor subclasses ("all __torch_dispatch__ handlers returned NotImplemented"); inductor drops identity
-    views, so ``unwrap`` alone does not help. The same in eager (two views, ~1 us), so an op sees one layout."""
+    views, so ``unwrap`` alone does not help. The same in eager (two cheap views), so an op sees one layout."""
     return op(dense.unsqueeze(0), *args).squeeze(0)
 
 
@@ -104,6 +104,16 @@ def _tv_tensor_bases() -> tuple:
     return (TVTensor,) if theirs is None else (TVTensor, theirs.TVTensor)
 
 
+# The public functional namespace (``jitvision.transforms.functional``'s globals), handed over by the package once
+# every functional is imported: the package imports this module, so this module cannot import the package back.
+_PUBLIC_FUNCTIONALS: Dict[str, Any] = {}
+
+
+def publish_functionals(namespace: Dict[str, Any]) -> None:
+    """Record the public functional namespace that ``register_user_kernel`` checks functionals against."""
+    _PUBLIC_FUNCTIONALS.update(namespace)
+
+
 def register_user_kernel(functional: Any, tv_tensor_cls: type) -> Callable[[Kernel], Kernel]:
     """Decorator: run the decorated kernel when ``functional`` (a functional of ``jitvision.transforms.functional``
     or its name, e.g. ``"resize"``) gets an input of the user's own tv_tensor class ``tv_tensor_cls``.
@@ -113,16 +123,14 @@ def register_user_kernel(functional: Any, tv_tensor_cls: type) -> Callable[[Kern
     torchvision: a class that is not a TVTensor subclass (ours or torchvision's), a built-in tv_tensor class
     (Image, Video, Mask, BoundingBoxes, KeyPoints: their kernels are the library's own), a second kernel for the
     same functional and class, and a functional that is not one of ours."""
-    from .. import functional as namespace
-
     if isinstance(functional, str):
-        found = getattr(namespace, functional, None)
+        found = _PUBLIC_FUNCTIONALS.get(functional)
         if found is None or not callable(found) or isinstance(found, type):
             raise ValueError(
                 f"register_kernel: Could not find functional with name {functional!r} in jitvision's functionals"
             )
         functional = found
-    if not callable(functional) or not any(functional is value for value in vars(namespace).values()):
+    if not callable(functional) or not any(functional is value for value in _PUBLIC_FUNCTIONALS.values()):
         raise ValueError(
             f"register_kernel: Kernels can only be registered on functionals of jitvision.transforms.functional, "
             f"got {functional!r}"

@@ -103,7 +103,7 @@ def _float_to_int(image: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
         lowest = -_largest_float_at_most(max_value + 1, image.dtype)
     scaled = scaled.clamp_(lowest, _largest_float_at_most(max_value, image.dtype))
     if dtype == torch.uint8:
-        # float -> uint8 is not vectorized on CPU (~5x slower than float -> int16); the values are in range, so
+        # float -> uint8 is not vectorized on CPU (float -> int16 is); the values are in range, so
         # narrowing afterwards is exact.
         scaled = scaled.to(torch.int16)
     return scaled.to(dtype)

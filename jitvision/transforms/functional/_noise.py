@@ -8,9 +8,9 @@ Other dtypes and PIL images are rejected. Every element gets its own draw, so ba
 The noise is ``randn_like(image)`` (``transforms._random.normal_like``: laid out like the image, as torchvision
 draws it, with or without a generator). Without a generator, the kernel is the native op
 ``jitvision_native::gaussian_noise`` (the same ATen calls in C++, one graph node under torch.compile/export:
-inductor's own ``randn`` is a per-element Philox call, ~8x slower here, and draws from another stream, so a
-compiled GaussianNoise now gives eager's values for a seed); with a generator (eager only) or in TorchScript, the
-same calls run from Python.
+inductor's own ``randn`` is a per-element Philox call, slower than ATen's, and draws from another stream, so the
+native node is what gives a compiled GaussianNoise eager's values for a seed); with a generator (eager only) or in
+TorchScript, the same calls run from Python.
 """
 
 from typing import Optional
@@ -50,7 +50,7 @@ def add_gaussian_noise(
 
 @torch.jit.unused
 def _check_numbers(mean: float, sigma: float) -> None:
-    # Python numbers only (the native op takes floats; a string used to reach it and fail there).
+    # Python numbers only: the native op takes floats, and anything else would fail inside it, without the op's name.
     for name, value in (("mean", mean), ("sigma", sigma)):
         if not isinstance(value, (int, float)):
             raise TypeError(f"gaussian_noise: {name} must be a number, got {type(value).__name__} {value!r}")

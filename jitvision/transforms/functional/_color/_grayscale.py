@@ -96,7 +96,7 @@ def _permute_channels(image: torch.Tensor, permutation: torch.Tensor) -> torch.T
     """Channels reordered by an int64 ``permutation``: ``[C]`` for the whole tensor, or ``[R, C]`` per row.
 
     Outside TorchScript, without autograd, one ``jitvision_native::permute_channels`` call (a plane copy per channel
-    on the CPU; one graph node under compile, where inductor's uint8 gather was ~10x slower than eager); its output
+    on the CPU; one graph node under compile, where inductor would emit an element-wise uint8 gather); its output
     is contiguous, which index_select's is too for a contiguous input."""
     if not torch.jit.is_scripting() and _native_permute_applies(image):
         return call_custom_op(torch.ops.jitvision_native.permute_channels, image, permutation)

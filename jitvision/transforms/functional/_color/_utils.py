@@ -46,7 +46,7 @@ def check_image(image: torch.Tensor, op: str, channels: List[int]) -> int:
 def check_non_negative(value: float, name: str, op: str) -> None:
     """ValueError unless ``value`` is a finite number >= 0. NaN and infinity are both refused: torchvision takes
     both, and their results are NaN arithmetic cast to the dtype (an infinite contrast of a uint8 image came out
-    black), so accepting inf while refusing NaN was neither torchvision's rule nor a useful one."""
+    black), so accepting inf while refusing NaN would be neither torchvision's rule nor a useful one."""
     if value < 0.0:  # torchvision's wording, which code written for it matches on
         raise ValueError(f"{op}: {name} ({value}) is not non-negative")
     if not (0.0 <= value < math.inf):
@@ -85,7 +85,7 @@ def to_float(image: torch.Tensor) -> torch.Tensor:
 def from_float(result: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     """A float result already within ``[0, max_value(dtype)]`` back in ``dtype``, truncating like torchvision.
 
-    float32 -> uint8 goes through int16: the same truncation, and ~3-4x faster than torch's direct cast on CPU."""
+    float32 -> uint8 goes through int16: the same truncation, and vectorised on CPU where torch's direct cast is not."""
     if result.dtype == dtype:
         return result
     if dtype == torch.uint8:
@@ -96,8 +96,8 @@ def from_float(result: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
 def host_scalar(factor: torch.Tensor) -> Optional[float]:
     """A 0-d CPU factor as a Python float where eager code may read it (never under torch.compile/export).
 
-    ATen multiplies by a Python number ~4x faster than by a 0-d tensor, and ``addcmul`` with a broadcast operand
-    took 20x longer than ``mul`` + ``add_(alpha=...)`` here (which round identically, checked bit for bit)."""
+    ATen multiplies by a Python number without the broadcasting of a 0-d tensor operand, and ``addcmul`` with a
+    broadcast operand is slower than ``mul`` + ``add_(alpha=...)`` (which round identically, checked bit for bit)."""
     if factor.ndim != 0 or factor.device.type != "cpu" or is_tracing():
         return None
     return float(factor.item())

@@ -176,7 +176,7 @@ def center_crop_image(image: torch.Tensor, output_size: List[int]) -> torch.Tens
     _check_image_rank(image, "center_crop")
     # Under export, sizes with a Dim must not be guarded on, so the crop takes the branch-free formulation;
     # dynamo shows symbolic sizes as plain ints to Python code, hence the explicit export check. Eager and
-    # torch.compile keep the slice: a view there, and inductor's code for the masked pad is ~10x slower.
+    # torch.compile keep the slice: a view there, where inductor's code for the masked pad reads every pixel.
     if not torch.jit.is_scripting() and (is_exporting() or _has_symbolic_size(image)):
         return _center_crop_image_symbolic(image, crop_height, crop_width)
     height, width = image.shape[-2], image.shape[-1]
@@ -295,7 +295,7 @@ def _center_crop_keypoints_dispatch(inpt: torch.Tensor, output_size: List[int]) 
 
 
 # Registered with the low-level torch.library API rather than torch.library.custom_op: the same operator for
-# dynamo/export, without custom_op's Python wrapper, which costs ~30 us per call on a 3x224x224 crop.
+# dynamo/export, without custom_op's Python wrapper, which costs more than a small crop itself on every call.
 _LIBRARY = torch.library.Library("jitvision", "FRAGMENT")
 _LIBRARY.define("crop_at(Tensor image, Tensor top_left, SymInt height, SymInt width) -> Tensor")
 

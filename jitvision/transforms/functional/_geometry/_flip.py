@@ -41,8 +41,8 @@ def vertical_flip_image(image: torch.Tensor) -> torch.Tensor:
 
 @torch.jit.unused
 def _row_flip_applies(image: torch.Tensor) -> bool:
-    """Eager, a contiguous CPU tensor: the native flip copies whole rows in reverse order (csrc/fastgeo.cpp), ~2x
-    faster than torch's flip, which walks the image element by element; the same values, a contiguous output as
+    """Eager, a contiguous CPU tensor: the native flip copies whole rows in reverse order (csrc/fastgeo.cpp), where
+    torch's flip walks the image element by element; the same values, a contiguous output as
     torch's. Traced graphs and autograd keep torch's flip."""
     return (
         _native.GEOMETRY

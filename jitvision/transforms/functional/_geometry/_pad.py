@@ -118,8 +118,9 @@ _ROW_PAD_DTYPES = (
 @torch.jit.unused
 def _native_pad_applies(image: torch.Tensor, torch_padding: List[int]) -> bool:
     """A uint8 constant pad under torch.compile (not export) runs ATen's kernel as one native node: inductor's uint8
-    pad code was ~200x slower (see csrc/pad.cpp). In eager, a contiguous CPU image padded by non-negative amounts
-    takes the native op's row-copy form (~2x faster than torch's constant pad); others call torch's pad."""
+    pad code is a masked load per element (see csrc/pad.cpp). In eager, a contiguous CPU image padded by non-negative
+    amounts takes the native op's row-copy form (whole rows, where torch's constant pad goes element by element);
+    others call torch's pad."""
     if not _native.AVAILABLE:
         return False
     if is_tracing():

@@ -33,7 +33,6 @@ from ._affine import pil_fill
 from ._interpolation import InterpolationMode, check_interpolation, pil_resample_code
 from ._warp import (
     FillType,
-    exact_float64,
     fill_as_list,
     grid_mode,
     native_applies,
@@ -43,6 +42,7 @@ from ._warp import (
     sample_grid,
     warp_dtype,
 )
+from ._warp_matrix import exact_float64
 
 # ---- coefficients -------------------------------------------------------------------------------------------
 

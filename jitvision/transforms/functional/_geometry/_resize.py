@@ -147,14 +147,13 @@ def _native_bilinear_u8(
     """torch's uint8 antialiased bilinear resize of a ``[N, C, H, W]`` CPU image, bit for bit, from the native
     kernel (``jitvision._native``), which reads CHW directly where torch's fast uint8 path wants channels-last,
     and splits channels-last input (PIL/numpy-sourced images) into planes faster than torch's channels-last
-    kernel resizes it (480x640 -> 256x341: ~200 us vs ~530 us); None where it does not apply (then interpolate
+    kernel resizes it; None where it does not apply (then interpolate
     runs). Under dynamo the op is one graph node (its size argument is ``SymInt[]``, so dynamic sizes stay
     symbolic) instead of inductor's much slower gather code.
 
     Deliberate difference: the output is contiguous CHW also for channels-last input, where torchvision keeps
-    channels-last. Restoring that layout cost more than the resize saved (the inference preset on a PIL-sourced
-    480x640 image: 506 us contiguous, 1150 us channels-last, torch's own kernel 870 us): the copy, and every
-    later op of the pipeline on strided memory."""
+    channels-last. Restoring that layout costs more than the resize saves: the copy, and every later op of the
+    pipeline on strided memory."""
     if not _native.AVAILABLE or image.dtype != torch.uint8 or image.device.type != "cpu":
         return None
     if interpolation != InterpolationMode.BILINEAR or not antialias:
