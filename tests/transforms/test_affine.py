@@ -235,7 +235,7 @@ def _expected_call(transform, params):
             angle=float(params["angle"]), expand=transform.expand, center=transform.center
         )
     if isinstance(transform, T.RandomPerspective):
-        coefficients = params["coefficients"].tolist()
+        coefficients = list(params["coefficients"])  # make_params gives torchvision's 8 floats
         return tv_functional.perspective, dict(startpoints=None, endpoints=None, coefficients=coefficients)
     return tv_functional.elastic, dict(displacement=params["displacement"])
 

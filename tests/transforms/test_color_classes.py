@@ -100,22 +100,27 @@ def test_deterministic_classes_match_torchvision(cls, kwargs):
     assert_matches_oracle(cls(**kwargs)(pil), theirs(pil))
 
 
+# make_params' torchvision keys of the four factors
+FACTOR_KEYS = ("brightness_factor", "contrast_factor", "saturation_factor", "hue_factor")
+
+
 def test_color_jitter_is_its_functionals_in_the_drawn_order():
     transform = T.ColorJitter(0.5, 0.5, 0.5, 0.2)
     for dtype in (torch.uint8, torch.float32):
         for _ in range(6):
             image = make_image(dtype=dtype)
-            params = transform.make_params([image])
+            params = transform.make_params([image])  # torchvision's keys: fn_idx and the four factors
+            factors = [params[key] for key in FACTOR_KEYS]
             expected = image
-            for op in params["order"].tolist():
+            for op in params["fn_idx"].tolist():
                 functional = (F.adjust_brightness, F.adjust_contrast, F.adjust_saturation, F.adjust_hue)[op]
-                expected = functional(expected, params["factors"][op].item())
+                expected = functional(expected, factors[op])
             assert_matches_oracle(transform.transform(image, params), expected, float_atol=0)
             pil = PILImage.fromarray(make_image(dtype=torch.uint8).permute(1, 2, 0).numpy())
             expected_pil = pil
-            for op in params["order"].tolist():
+            for op in params["fn_idx"].tolist():
                 functional = (F.adjust_brightness, F.adjust_contrast, F.adjust_saturation, F.adjust_hue)[op]
-                expected_pil = functional(expected_pil, params["factors"][op].item())
+                expected_pil = functional(expected_pil, factors[op])
             assert_matches_oracle(transform.transform(pil, params), expected_pil)
 
 
@@ -138,22 +143,22 @@ def test_photometric_distort_is_its_functionals_under_forced_parameters():
     for dtype in (torch.uint8, torch.float32):
         for _ in range(8):
             image = make_image(dtype=dtype)
-            params = transform.make_params([image])
-            apply, factors = params["apply"].tolist(), params["factors"].tolist()
-            before = bool(params["contrast_before"])
+            params = transform.make_params([image])  # torchvision's keys: a factor is None where not applied
+            factors = [params[key] for key in FACTOR_KEYS]
+            before = params["contrast_before"]
             expected = image
-            if apply[0]:
+            if factors[0] is not None:
                 expected = F.adjust_brightness(expected, factors[0])
-            if apply[1] and before:
+            if factors[1] is not None and before:
                 expected = F.adjust_contrast(expected, factors[1])
-            if apply[2]:
+            if factors[2] is not None:
                 expected = F.adjust_saturation(expected, factors[2])
-            if apply[3]:
+            if factors[3] is not None:
                 expected = F.adjust_hue(expected, factors[3])
-            if apply[1] and not before:
+            if factors[1] is not None and not before:
                 expected = F.adjust_contrast(expected, factors[1])
-            if apply[4]:
-                expected = F.permute_channels(expected, params["keys"][:3].argsort().tolist())
+            if params["channel_permutation"] is not None:
+                expected = F.permute_channels(expected, params["channel_permutation"].tolist())
             assert_matches_oracle(transform.transform(image, params), expected, float_atol=0)
 
 
@@ -183,8 +188,9 @@ def test_channel_permutation_is_permute_channels_with_the_drawn_permutation():
     transform = T.RandomChannelPermutation()
     for channels in (1, 3, 4):
         image = make_image(channels=channels)
-        params = transform.make_params([image])
-        perm = params["keys"][:channels].argsort().tolist()
+        params = transform.make_params([image])  # torchvision's key: the permutation itself
+        perm = params["permutation"].tolist()
+        assert sorted(perm) == list(range(channels))
         assert torch.equal(transform.transform(image, params), F.permute_channels(image, perm))
     seen = {tuple(transform(torch.arange(3.0).view(3, 1, 1)).flatten().tolist()) for _ in range(200)}
     assert len(seen) == 6
@@ -323,6 +329,8 @@ def test_batch_params_differ_per_row_and_match_make_params(transform):
     probe = [torch.empty(3, 17, 23)]
     params = transform.make_batch_params(probe, 64)
     assert any(len({tuple(row) for row in value.reshape(64, -1).tolist()}) > 1 for value in params.values())
+    if type(transform).__name__ in ("ColorJitter", "RandomPhotometricDistort", "RandomChannelPermutation"):
+        return  # make_params gives torchvision's keys (tests/transforms/test_make_params_torchvision.py)
     one = transform.make_params(probe)
     assert set(one) == set(params) and all(one[k].shape == params[k].shape[1:] for k in one)
 

@@ -94,5 +94,6 @@ def test_eager_draw_equals_the_tensor_draw():
             eager = transform.make_params([image])
             torch.manual_seed(i)
             traced = transform.make_batch_params([image], 1)
-            assert bool(eager["apply"]) == bool(traced["apply"][0])
-            assert eager["padding"].tolist() == traced["padding"][0].tolist(), (side_range, p, height, width, i)
+            # make_params' torchvision form: the padding as ints, the coin folded in (all 0 where not applied)
+            assert eager["padding"] == traced["padding"][0].tolist(), (side_range, p, height, width, i)
+            assert any(eager["padding"]) <= bool(traced["apply"][0])
