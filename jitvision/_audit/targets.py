@@ -23,8 +23,9 @@ KNOWN_TARGETS = {
 }
 # Kernel names are <functional>_<kind>: they are not audited on their own.
 _KERNEL_SUFFIXES = ("image", "image_pil", "image_tensor", "video", "mask", "bounding_boxes", "keypoints")
-# Base classes and helpers that are exported but are not transforms to audit.
-_NOT_OPS = {"Transform", "RandomApplyTransform", "register_kernel"}
+# Base classes and helpers that are exported but are not transforms to audit (is_pure_tensor: a type test that
+# torchvision's functional namespace exports too).
+_NOT_OPS = {"Transform", "RandomApplyTransform", "register_kernel", "is_pure_tensor"}
 
 
 @dataclass

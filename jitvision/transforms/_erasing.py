@@ -12,7 +12,8 @@ from .._eager_ops import entry
 from ..tv_tensors import wrap
 from . import functional as F
 from ._random import draw_coins, draws_on_host, normal_like, uniform
-from ._transform import RandomApplyTransform, _as_float32
+from ._routing import as_float32
+from ._transform import RandomApplyTransform
 from ._utils import is_image_like, query_device, require_image
 from .functional._dispatch import is_pure_tensor, is_tracing, unwrap
 from .functional._erase import erase_image, erase_where
@@ -142,7 +143,7 @@ class RandomErasing(RandomApplyTransform):
         coin = uniform([], self._rng(), device).item()
         u = uniform([20], self._rng(), device, torch.float64).tolist()
         offsets = uniform([2], self._rng(), device, torch.float64).tolist()
-        if not coin < _as_float32(self.p):
+        if not coin < as_float32(self.p):
             return image
         i, j, h, w = self._box_of(image.shape[-2], image.shape[-1], u, offsets)
         if h == 0:

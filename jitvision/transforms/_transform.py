@@ -16,15 +16,12 @@ B), and each leaf goes through ``transform_batch`` with the rows of those parame
 ``forward_batch(x)`` (also in TorchScript) does the same for a plain ``[B, ...]`` tensor.
 """
 
-import functools
 import itertools
-import struct
 from typing import Any, Callable, Dict, List, Optional
 
 import PIL.Image
 import torch
 from torch import nn
-from torch.nn.modules import module as _nn_module
 from torch.utils import _pytree as pytree
 
 from ..tv_tensors import kind_of
@@ -34,6 +31,15 @@ from ._batch import query_batch_size, rows_of
 from ._compile import GUARD_TOKEN, _with_filter
 from ._decode_fused import forward_encoded, forward_encoded_alone, holds_encoded
 from ._random import draw_coins, python_choice, select_rows, uniform, where_rows
+from ._routing import (
+    ROUTE_CHECKS,
+    ROUTE_EAGER_HOOK,
+    ROUTE_GENERIC,
+    ROUTE_NO_PARAMS,
+    as_float32,
+    eager_hook_holds,
+    unhooked,
+)
 from ._seeding import worker_generator
 from ._utils import is_image_like, query_device, query_size
 from .functional._dispatch import _passthrough, get_kernel, is_pure_tensor, is_tracing
@@ -42,63 +48,6 @@ Params = Dict[str, torch.Tensor]
 _TOKENS = itertools.count(1)  # process-wide: a token names one transform instance in one state
 _TRUE = torch.tensor(True)  # the coin handed to ``_apply`` by the eager fast path (read only)
 _is_compiling = torch.compiler.is_compiling  # the same function (dynamo folds it), one global look-up per call
-
-
-# How ``__call__`` handles one plain tensor in eager mode (``Transform._plain_route``, set per class when the
-# class is created, from which hooks it overrides): the generic path, the class's eager hook, or ``transform(x, {})``.
-ROUTE_GENERIC = 0
-ROUTE_EAGER_HOOK = 1  # the class overrides ``_eager_plain``
-ROUTE_NO_PARAMS = 2  # a deterministic class (no ``_draw``): ``transform(tensor, {})``
-ROUTE_CHECKS = 4  # added to either: the class overrides ``check_inputs``, which runs first
-
-
-def _unhooked(module: nn.Module) -> bool:
-    """True where ``nn.Module.__call__`` would only call ``forward``: no module or global hooks, no
-    ``Module.compile()``, no ``torch.jit.trace`` in progress (the checks of ``Module._call_impl``)."""
-    return not (
-        module._forward_hooks
-        or module._forward_pre_hooks
-        or module._backward_hooks
-        or module._backward_pre_hooks
-        or _nn_module._global_forward_hooks
-        or _nn_module._global_forward_pre_hooks
-        or _nn_module._global_backward_hooks
-        or _nn_module._global_backward_pre_hooks
-        or module._compiled_call_impl is not None
-        or torch._C._get_tracing_state()
-    )
-
-
-@functools.lru_cache(maxsize=256)
-def _as_float32(value: float) -> float:
-    """``value`` rounded to float32, as a tensor comparison with it rounds it."""
-    return struct.unpack("f", struct.pack("f", value))[0]
-
-
-def _owner(cls: type, name: str) -> Optional[type]:
-    """The class of ``cls``'s MRO whose body defines ``name``."""
-    for klass in cls.__mro__:
-        if name in klass.__dict__:
-            return klass
-    return None
-
-
-def _eager_hook_holds(cls: type) -> bool:
-    """Whether ``cls``'s eager hook (``_eager_plain``) may stand for its generic path: the hook is defined below
-    ``Transform`` and no method it shortcuts is overridden by a class below the hook's, so a user's subclass that
-    changes ``transform`` or the draw (or the effect of a probability transform, which a native hook applies
-    itself) runs as written."""
-    hook = _owner(cls, "_eager_plain")
-    if hook is None or hook is Transform:
-        return False
-    shortcut = ["transform", "transform_batch", "_draw"]
-    if hook is not globals().get("RandomApplyTransform"):  # its own hook calls _apply; the others apply natively
-        shortcut.append("_apply")
-    for name in shortcut:
-        owner = _owner(cls, name)
-        if owner is not None and owner is not hook and issubclass(owner, hook):
-            return False
-    return True
 
 
 @torch.jit.unused
@@ -145,7 +94,7 @@ class Transform(nn.Module):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls._has_eager_hook = _eager_hook_holds(cls)
+        cls._has_eager_hook = eager_hook_holds(cls, Transform, globals().get("RandomApplyTransform"))
         cls._own_make_params = cls.make_params is not Transform.make_params
         cls._draws = cls._draw is not Transform._draw
         cls._declares_stage = "native_stage" in cls.__dict__
@@ -203,7 +152,7 @@ class Transform(nn.Module):
             # do, minus their frames and checks (~15 us of a cheap transform's ~30). Same draws, same result.
             if type(inpt) is torch.Tensor and not _is_compiling():
                 route = self._plain_route
-                if route and _unhooked(self):
+                if route and unhooked(self):
                     if route & ROUTE_CHECKS:
                         self.check_inputs([inpt])
                     if not isinstance(inpt, self._transformed_types):
@@ -516,7 +465,7 @@ def eager_coin_then_apply(transform: RandomApplyTransform, image: torch.Tensor) 
     that draws the coin itself (``jitvision_native::random_flip``, ``random_point_u8``) draws it the same way:
     one float32 ``rand`` on ``transform._rng()``."""
     u = uniform([], transform._rng(), image.device).item()
-    if not u < _as_float32(transform.p):
+    if not u < as_float32(transform.p):
         return image
     return transform._apply(image, {"apply": _TRUE})
 
