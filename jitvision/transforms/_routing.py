@@ -43,7 +43,7 @@ def as_float32(value: float) -> float:
     return struct.unpack("f", struct.pack("f", value))[0]
 
 
-def _owner(cls: type, name: str) -> Optional[type]:
+def owner(cls: type, name: str) -> Optional[type]:
     """The class of ``cls``'s MRO whose body defines ``name``."""
     for klass in cls.__mro__:
         if name in klass.__dict__:
@@ -56,14 +56,14 @@ def eager_hook_holds(cls: type, base: type, coin_base: Optional[type]) -> bool:
     ``Transform`` and no method it shortcuts is overridden by a class below the hook's, so a user's subclass that
     changes ``transform`` or the draw (or the effect of a probability transform, which a native hook applies
     itself) runs as written."""
-    hook = _owner(cls, "_eager_plain")
+    hook = owner(cls, "_eager_plain")
     if hook is None or hook is base:
         return False
     shortcut = ["transform", "transform_batch", "_draw"]
     if hook is not coin_base:  # the probability base's own hook calls _apply; the others apply natively
         shortcut.append("_apply")
     for name in shortcut:
-        owner = _owner(cls, name)
-        if owner is not None and owner is not hook and issubclass(owner, hook):
+        defined_by = owner(cls, name)
+        if defined_by is not None and defined_by is not hook and issubclass(defined_by, hook):
             return False
     return True

@@ -16,6 +16,7 @@ B), and each leaf goes through ``transform_batch`` with the rows of those parame
 ``forward_batch(x)`` (also in TorchScript) does the same for a plain ``[B, ...]`` tensor.
 """
 
+import functools
 import itertools
 from typing import Any, Callable, Dict, List, Optional
 
@@ -28,16 +29,17 @@ from ..tv_tensors import kind_of
 from ..tv_tensors._batch_pytree import sample_leaf
 from ..tv_tensors._encoded import EncodedImage
 from ._batch import query_batch_size, rows_of
+from ._coin import coin_then_params, eager_coin_then_apply, gated_by_coin
 from ._compile import GUARD_TOKEN, _with_filter
 from ._decode_fused import forward_encoded, forward_encoded_alone, holds_encoded
-from ._random import draw_coins, python_choice, select_rows, uniform, where_rows
+from ._random import draw_coins, python_choice, select_rows, where_rows
 from ._routing import (
     ROUTE_CHECKS,
     ROUTE_EAGER_HOOK,
     ROUTE_GENERIC,
     ROUTE_NO_PARAMS,
-    as_float32,
     eager_hook_holds,
+    owner,
     unhooked,
 )
 from ._seeding import worker_generator
@@ -46,7 +48,6 @@ from .functional._dispatch import _passthrough, get_kernel, is_pure_tensor, is_t
 
 Params = Dict[str, torch.Tensor]
 _TOKENS = itertools.count(1)  # process-wide: a token names one transform instance in one state
-_TRUE = torch.tensor(True)  # the coin handed to ``_apply`` by the eager fast path (read only)
 _is_compiling = torch.compiler.is_compiling  # the same function (dynamo folds it), one global look-up per call
 
 
@@ -91,11 +92,15 @@ class Transform(nn.Module):
     _own_make_params: bool = False
     _draws: bool = False
     _declares_stage: bool = False  # the class defines native_stage itself (see _stages: subclasses fuse only so)
+    _coin_before_params: bool = False  # a probability transform whose only draw is its coin: see coin_then_params
+    _gate_is_transform: bool = True  # RandomApplyTransform: the class keeps the gate as its transform
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls._has_eager_hook = eager_hook_holds(cls, Transform, globals().get("RandomApplyTransform"))
-        cls._own_make_params = cls.make_params is not Transform.make_params
+        # A make_params of the class's own (a user's subclass): the library's are Transform's and, for the coin-only
+        # probability transforms, RandomApplyTransform's (torchvision's {}).
+        cls._own_make_params = owner(cls, "make_params") not in (Transform, globals().get("RandomApplyTransform"))
         cls._draws = cls._draw is not Transform._draw
         cls._declares_stage = "native_stage" in cls.__dict__
         generic = (
@@ -217,6 +222,8 @@ class Transform(nn.Module):
                 out = self._eager_plain(sample)
                 if out is not None:
                     return out
+            if cls._coin_before_params:
+                return gated_by_coin(self, sample, self._plain_params(sample))
             return self.transform(sample, self._plain_params(sample))
         if type(sample) is EncodedImage:
             return forward_encoded_alone(self, sample)
@@ -234,9 +241,12 @@ class Transform(nn.Module):
                 for inpt, needs in zip(flat_inputs, needs_transform)
             ]
             return pytree.tree_unflatten(flat_outputs, spec)
-        params = self.make_params(selected) if selected else {}
+        params = self._sample_params(selected) if selected else {}
+        leaf_transform = self.transform
+        if type(self)._coin_before_params and selected:
+            leaf_transform = functools.partial(gated_by_coin, self)
         flat_outputs = [
-            self.transform(inpt, params) if needs else inpt for inpt, needs in zip(flat_inputs, needs_transform)
+            leaf_transform(inpt, params) if needs else inpt for inpt, needs in zip(flat_inputs, needs_transform)
         ]
         return pytree.tree_unflatten(flat_outputs, spec)
 
@@ -246,10 +256,18 @@ class Transform(nn.Module):
         per-call budget is a few microseconds, and inspecting the sample cost more than that."""
         cls = type(self)
         if cls._own_make_params or image.ndim < 2:
-            return self.make_params([image])
+            return self._sample_params([image])
         if not cls._draws:
             return {}
         return self._draw([], image.shape[-2], image.shape[-1], image.device)
+
+    @torch.jit.unused
+    def _sample_params(self, flat_inputs: List[Any]) -> Dict[str, Any]:
+        """One sample's parameters as torchvision's ``forward`` asks for them: ``make_params``, after the coin for a
+        probability transform whose only draw is its coin (see ``coin_then_params``)."""
+        if type(self)._coin_before_params:
+            return coin_then_params(self, flat_inputs)
+        return self.make_params(flat_inputs)
 
     @torch.jit.unused
     def _eager_plain(self, image: torch.Tensor) -> Optional[torch.Tensor]:
@@ -383,9 +401,13 @@ class RandomApplyTransform(Transform):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        # A user's make_params on a class whose only draw is the coin: torchvision draws the coin first and calls
+        # make_params only where it says apply (its make_params of such a class returns {}).
+        cls._coin_before_params = cls._draw is RandomApplyTransform._draw
+        cls._gate_is_transform = cls.transform is RandomApplyTransform.transform
         cls._coin_only = (
             cls._draw is RandomApplyTransform._draw
-            and cls.make_params is Transform.make_params
+            and not cls._own_make_params
             and cls.make_batch_params is Transform.make_batch_params
         )
 
@@ -399,6 +421,14 @@ class RandomApplyTransform(Transform):
         self, batch_shape: List[int], height: int, width: int, device: torch.device
     ) -> Dict[str, torch.Tensor]:
         return {"apply": self._coins(batch_shape, device)}
+
+    @torch.jit.unused
+    def make_params(self, flat_inputs: List[Any]) -> Dict[str, Any]:
+        """torchvision's: nothing for a class whose only draw is its coin (the coin is drawn before, see
+        ``coin_then_params``); the drawn parameters, coin included, for a class with more."""
+        if type(self)._coin_before_params:
+            return {}
+        return Transform.make_params(self, flat_inputs)
 
     def _coins(self, shape: List[int], device: torch.device) -> torch.Tensor:
         if not torch.jit.is_scripting():
@@ -425,8 +455,13 @@ class RandomApplyTransform(Transform):
         return self._gate(inpt, params)
 
     def _gate(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        """The one probability gate: the effect where the coin says so (one sample, or per row of a batch)."""
-        apply = params["apply"]
+        """The one probability gate: the effect where the coin says so (one sample, or per row of a batch). Without a
+        coin (``transform(x, make_params([x]))`` of a coin-only class: torchvision's ``{}``), the effect, as
+        torchvision's ``transform``, whose coin is drawn in ``forward``."""
+        coin = params.get("apply")
+        if coin is None:
+            return self._apply(inpt, params)
+        apply = coin
         choice = python_choice(apply)
         if choice is not None:
             return self._apply(inpt, params) if choice else inpt
@@ -456,27 +491,3 @@ class RandomApplyTransform(Transform):
 
     def extra_repr(self) -> str:
         return f"p={self.p}"
-
-
-@torch.jit.unused
-def eager_coin_then_apply(transform: RandomApplyTransform, image: torch.Tensor) -> torch.Tensor:
-    """One eager draw of ``transform``'s coin on the host and its effect: the coin's float32 uniform compared with
-    ``p`` rounded to float32 (what ``draw_coins``'s float32 comparison does), without a bool tensor. A native op
-    that draws the coin itself (``jitvision_native::random_flip``, ``random_point_u8``) draws it the same way:
-    one float32 ``rand`` on ``transform._rng()``."""
-    u = uniform([], transform._rng(), image.device).item()
-    if not u < as_float32(transform.p):
-        return image
-    return transform._apply(image, {"apply": _TRUE})
-
-
-@torch.jit.unused
-def coin_result(
-    drawn: Optional[List[torch.Tensor]], transform: RandomApplyTransform, image: torch.Tensor
-) -> torch.Tensor:
-    """The eager hook's output from a native op that draws the coin and applies the effect: ``[output]`` where the
-    coin said apply, ``[]`` where it said no; None (the op does not take this image: nothing was drawn) draws the
-    coin on the host instead."""
-    if drawn is None:
-        return eager_coin_then_apply(transform, image)
-    return drawn[0] if drawn else image

@@ -332,6 +332,9 @@ def test_batch_params_differ_per_row_and_match_make_params(transform):
     if type(transform).__name__ in ("ColorJitter", "RandomPhotometricDistort", "RandomChannelPermutation"):
         return  # make_params gives torchvision's keys (tests/transforms/test_make_params_torchvision.py)
     one = transform.make_params(probe)
+    if isinstance(transform, T.RandomApplyTransform) and set(params) == {"apply"}:
+        assert one == {}  # torchvision's: the coin of a coin-only class is drawn before make_params
+        return
     assert set(one) == set(params) and all(one[k].shape == params[k].shape[1:] for k in one)
 
 

@@ -8,7 +8,8 @@ import torch
 from ... import _native
 from ..._eager_ops import entry
 from ...tv_tensors import wrap
-from .._transform import RandomApplyTransform, coin_result
+from .._coin import coin_result
+from .._transform import RandomApplyTransform
 from ..functional._dispatch import unwrap
 
 _RANDOM_POINT = entry("random_point_u8") if _native.AVAILABLE else None

@@ -8,8 +8,9 @@ import torch
 from ... import _native
 from ..._eager_ops import entry
 from .. import functional as F
+from .._coin import eager_coin_then_apply
 from .._random import uniform
-from .._transform import RandomApplyTransform, Transform, eager_coin_then_apply
+from .._transform import RandomApplyTransform, Transform
 from .._utils import is_image_like, require_image
 from ..functional._color import _native_u8
 from ..functional._color._grayscale import _permute_channels

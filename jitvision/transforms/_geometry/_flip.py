@@ -9,8 +9,9 @@ from ..._eager_ops import entry
 from ...tv_tensors import Image, Mask, Video, kind_of, wrap
 from .. import _stages
 from .. import functional as F
+from .._coin import coin_result
 from .._random import where_rows
-from .._transform import RandomApplyTransform, coin_result
+from .._transform import RandomApplyTransform
 from ..functional._dispatch import call_custom_op, is_pure_tensor, is_tracing, unwrap
 
 
