@@ -175,8 +175,11 @@ def test_native_bad_input():
 
 
 def _python_draw(crop: T.RandomResizedCrop, flip: T.RandomHorizontalFlip, height: int, width: int):
-    box = crop.make_params([torch.empty(1, height, width)])["box"]
-    return box, flip.make_params([torch.empty(1, crop.size[0], crop.size[1])])["apply"]
+    params = crop.make_params([torch.empty(1, height, width)])  # torchvision's keys
+    box = torch.tensor([params["top"], params["left"], params["height"], params["width"]])
+    # the coin of a coin-only class is drawn before make_params (torchvision's order): the one-leaf sample's draw
+    apply = flip.make_batch_params([tv_tensors.BatchedImages(torch.empty(1, 1, crop.size[0], crop.size[1]))], 1)
+    return box, apply["apply"][0]
 
 
 @pytest.mark.parametrize("seed", range(4))

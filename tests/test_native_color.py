@@ -16,7 +16,7 @@ import torchvision.transforms.v2.functional as TF
 
 import jitvision.transforms as T
 import jitvision.transforms.functional as F
-from jitvision import _native
+from jitvision import _native, tv_tensors
 from jitvision.transforms._color._jitter import _jitter_loop
 from jitvision.transforms.functional._color import _native_u8
 from tests.helpers import assert_matches_oracle, assert_one_graph
@@ -128,7 +128,9 @@ def test_native_color_jitter_matches_the_loop_and_torchvision(seed, monkeypatch)
         brightness=rng.choice([None, 0.5]), contrast=rng.choice([None, 0.5]), saturation=rng.choice([None, 0.9]),
         hue=rng.choice([None, 0.4]),
     )
-    params = transform.make_params([image])
+    # the internal parameters (make_params gives torchvision's keys): row 0 of a batch of one, the same draw
+    rows = transform.make_batch_params([tv_tensors.BatchedImages(image.unsqueeze(0))], 1)
+    params = {key: value[0] for key, value in rows.items()}
     ours = transform.transform(image, params)
     loop = _without_native(monkeypatch, _jitter_loop, image, params["order"].tolist(), params["factors"],
                            transform._present)

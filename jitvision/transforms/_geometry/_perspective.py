@@ -82,19 +82,21 @@ class RandomPerspective(RandomApplyTransform, _WarpTransform):
     @torch.jit.unused
     def _public_params(self, drawn: Dict[str, Any], flat_inputs: List[Any], height: int, width: int) -> Dict[str, Any]:
         """torchvision's key ``coefficients``: 8 floats. The coin (drawn here, where torchvision draws it before
-        ``make_params``) folds in as the identity ``[1, 0, 0, 0, 1, 0, 0, 0]`` where it says not to warp, and
-        ``transform`` returns identity coefficients' input as it is. Under torch.compile/export a float64 ``[8]``
-        tensor."""
+        ``make_params``) folds in as ``None`` where it says not to warp (``transform`` then returns the input as it
+        is; drawn identity coefficients, ``distortion_scale=0``, still warp, as torchvision's). Under
+        torch.compile/export a float64 ``[8]`` tensor, the identity where the coin says not to warp."""
         coefficients, apply = drawn["coefficients"], drawn["apply"]
         if is_tracing():
             identity = torch.tensor(_IDENTITY_COEFFICIENTS, dtype=coefficients.dtype, device=coefficients.device)
             return {"coefficients": torch.where(apply, coefficients, identity)}
-        return {"coefficients": coefficients.tolist() if bool(apply) else list(_IDENTITY_COEFFICIENTS)}
+        return {"coefficients": coefficients.tolist() if bool(apply) else None}
 
     @torch.jit.unused
     def _transform_public(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         """``transform`` with ``make_params``' torchvision-keyed coefficients (maybe edited by a subclass)."""
         coefficients = params["coefficients"]
+        if coefficients is None:  # the coin said not to warp
+            return inpt
         if isinstance(coefficients, torch.Tensor) and is_tracing():
             coefficients = coefficients.to(torch.float64).reshape(8)
             identity = torch.tensor(_IDENTITY_COEFFICIENTS, dtype=torch.float64, device=coefficients.device)
@@ -104,8 +106,6 @@ class RandomPerspective(RandomApplyTransform, _WarpTransform):
                                              else coefficients)]
         if len(values) != 8:
             raise ValueError(f"RandomPerspective: coefficients should have 8 values, got {len(values)}")
-        if values == list(_IDENTITY_COEFFICIENTS):
-            return inpt
         device = inpt.device if isinstance(inpt, torch.Tensor) else torch.device("cpu")
         internal = {"coefficients": torch.tensor(values, dtype=torch.float64, device=device)}
         return self._warp(inpt, internal)
