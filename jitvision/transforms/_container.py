@@ -1,7 +1,7 @@
 """Compose: run transforms one after the other."""
 
 import copy
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, List, Optional, Sequence
 
 import PIL.Image
 import torch
@@ -121,6 +121,7 @@ class Compose(Transform):
     """
 
     _holds_steps = True  # runs the transforms in .transforms (read by _pil_path, which cannot import this module)
+    _draw_uses_size = False  # its make_params (torchvision's {}) reads nothing from the sample
 
     def __init__(self, transforms: Sequence[Callable[..., Any]]) -> None:
         super().__init__()
@@ -225,7 +226,3 @@ class Compose(Transform):
                 inpt, view = _pil_path.as_input(sample, kind)
                 return _pil_path.own(_run_steps(tuple(steps), inpt, False), view)
         return _run_steps(transforms, sample, unpack)
-
-    @torch.jit.unused
-    def make_params(self, flat_inputs: List[Any]) -> Dict[str, Any]:
-        return {}

@@ -28,10 +28,6 @@ class ToTensor(_PythonOnly):
         super().__init__()
 
     @torch.jit.unused
-    def _supports(self, input_type: type) -> bool:
-        return issubclass(input_type, (PIL.Image.Image, np.ndarray))
-
-    @torch.jit.unused
     def transform(self, inpt: Any, params: Dict[str, Any]) -> Any:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the class already warned once, at construction

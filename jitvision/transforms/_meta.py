@@ -5,35 +5,24 @@ plain tensors included, passes through, as in torchvision. TorchScript has no tv
 returns its (plain tensor) input unchanged: the same thing the eager class does with a plain tensor.
 """
 
-from typing import Any, Dict, List, Optional, Union
+from typing import Dict, Optional, Union
 
 import torch
 
-from ..tv_tensors import BoundingBoxes, BoundingBoxFormat, KeyPoints, box_format_from, kind_of, wrap
+from ..tv_tensors import BoundingBoxes, BoundingBoxFormat, KeyPoints, box_format_from, wrap
 from ._transform import Transform
 from .functional import _meta as F_meta
 from .functional._dispatch import is_pure_tensor, unwrap
 
 
 class _MetadataTransform(Transform):
-    """Transforms only leaves of one tv_tensor kind (``_kind``); the rest pass through."""
+    """Transforms only tv_tensor leaves of one kind (``_transformed_kinds``); the rest, pure tensors included, pass
+    through. Draws nothing and reads no size."""
 
-    _kind: type = BoundingBoxes
-
-    @torch.jit.unused
-    def _needs_transform_list(self, flat_inputs: List[Any]) -> List[bool]:
-        return [
-            isinstance(inpt, torch.Tensor) and not is_pure_tensor(inpt) and kind_of(type(inpt)) is self._kind
-            for inpt in flat_inputs
-        ]
-
-    @torch.jit.unused
-    def make_params(self, flat_inputs: List[Any]) -> Dict[str, Any]:
-        return {}
-
-    @torch.jit.unused
-    def make_batch_params(self, flat_inputs: List[Any], batch_size: int) -> Dict[str, Any]:
-        return {}
+    _transformed_types = (torch.Tensor,)
+    _transformed_kinds = (BoundingBoxes,)
+    _pure_tensors_pass = True
+    _draw_uses_size = False
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         # A plain tensor (TorchScript sees nothing else; ``forward_batch`` hands a plain batch here) has no box
@@ -89,7 +78,7 @@ class ClampBoundingBoxes(_MetadataTransform):
 class ClampKeyPoints(_MetadataTransform):
     """Clamp ``KeyPoints`` to the pixels of their canvas (x in [0, W - 1], y in [0, H - 1])."""
 
-    _kind = KeyPoints
+    _transformed_kinds = (KeyPoints,)
 
     def __init__(self) -> None:
         super().__init__()

@@ -191,10 +191,6 @@ class Lambda(_Deterministic):
         self.types = types or self._transformed_types
 
     @torch.jit.unused
-    def _supports(self, input_type: type) -> bool:
-        return True
-
-    @torch.jit.unused
     def transform(self, inpt: Any, params: Dict[str, Any]) -> Any:
         return self.lambd(inpt) if isinstance(inpt, self.types) else inpt
 

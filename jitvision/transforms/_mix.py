@@ -34,6 +34,8 @@ class _MixTransform(Transform):
     num_classes: Optional[int]
     __jit_ignored_attributes__ = ["generator", "_labels_getter", "_scripted_pair"]
     _scripted_pair = True  # scripted, forward takes and returns (images, labels): a scripted Compose refuses it
+    _transformed_types = (torch.Tensor,)
+    _transformed_kinds = (Image, Video)
 
     def __init__(
         self,
@@ -154,7 +156,7 @@ class _MixTransform(Transform):
                     "both; it got no labels"
                 )
             return self.mix(inpt, labels)
-        return self._forward_sample(inpt if labels is None else (inpt, labels))
+        return self._mix_sample(inpt if labels is None else (inpt, labels))
 
     @torch.jit.export
     def mix(self, images: torch.Tensor, labels: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
@@ -165,7 +167,7 @@ class _MixTransform(Transform):
         return self._mix_images(images, params), self._mix_labels(labels, params["lam"])
 
     @torch.jit.unused
-    def _forward_sample(self, sample: Any) -> Any:
+    def _mix_sample(self, sample: Any) -> Any:
         owner = self._owner()
         flat_inputs, spec = pytree.tree_flatten(sample, is_leaf=sample_leaf)
         for inpt in flat_inputs:
@@ -200,10 +202,6 @@ class _MixTransform(Transform):
             else:
                 outputs.append(inpt)
         return pytree.tree_unflatten(outputs, spec)
-
-    @torch.jit.unused
-    def _supports(self, input_type: type) -> bool:
-        return kind_of(input_type) in (Image, Video)
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}, num_classes={self.num_classes}"

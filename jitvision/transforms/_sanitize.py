@@ -58,7 +58,7 @@ class _Sanitize(Transform):
         raise NotImplementedError
 
     @torch.jit.unused
-    def _forward_sample(self, sample: Any) -> Any:
+    def forward(self, sample: Any) -> Any:
         owner = type(self).__name__
         labels = self._labels(sample, owner)
         flat, spec = pytree.tree_flatten(sample, is_leaf=sample_leaf)

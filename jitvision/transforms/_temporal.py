@@ -5,7 +5,7 @@ from typing import Any, Dict, List
 import PIL.Image
 import torch
 
-from ..tv_tensors import Image, Video, kind_of, wrap
+from ..tv_tensors import Image, Video, wrap
 from . import functional as F
 from ._misc import _Deterministic
 from .functional._dispatch import is_pure_tensor, unwrap
@@ -15,19 +15,13 @@ class UniformTemporalSubsample(_Deterministic):
     """Keep ``num_samples`` evenly spaced frames of videos (the pure tensor standing for the video included)."""
 
     _functional = staticmethod(F.uniform_temporal_subsample)
+    _transformed_types = (torch.Tensor,)  # as torchvision's class: a PIL image (never a video) passes through
 
     def __init__(self, num_samples: int) -> None:
         super().__init__()
         if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
             raise ValueError(f"UniformTemporalSubsample: num_samples must be a positive int, got {num_samples!r}")
         self.num_samples = num_samples
-
-    @torch.jit.unused
-    def _supports(self, input_type: type) -> bool:
-        # As torchvision's class: a PIL image (never a video) passes through, where the functional refuses it.
-        if issubclass(input_type, PIL.Image.Image):
-            return False
-        return super()._supports(input_type)
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return F.uniform_temporal_subsample(inpt, self.num_samples)
@@ -40,6 +34,9 @@ class LinearTransformation(_Deterministic):
     """``(x.flatten() - mean_vector) @ transformation_matrix`` reshaped back, for images and videos ``[..., C, H,
     W]`` with ``C * H * W = D`` (a whitening computed offline). PIL images are rejected; masks, boxes and keypoints
     pass through."""
+
+    _transformed_types = (torch.Tensor,)  # a PIL image is refused by check_inputs
+    _transformed_kinds = (Image, Video)
 
     def __init__(self, transformation_matrix: torch.Tensor, mean_vector: torch.Tensor) -> None:
         super().__init__()
@@ -67,10 +64,6 @@ class LinearTransformation(_Deterministic):
             )
         self.transformation_matrix = transformation_matrix
         self.mean_vector = mean_vector
-
-    @torch.jit.unused
-    def _supports(self, input_type: type) -> bool:
-        return kind_of(input_type) in (Image, Video)
 
     @torch.jit.unused
     def check_inputs(self, flat_inputs: List[Any]) -> None:

@@ -18,7 +18,7 @@ B), and each leaf goes through ``transform_batch`` with the rows of those parame
 
 import functools
 import itertools
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import PIL.Image
 import torch
@@ -64,13 +64,20 @@ def _read_tokens(module: nn.Module) -> None:
 class Transform(nn.Module):
     """Base of every jitvision transform.
 
-    Subclasses set ``_functional`` (the functional whose registered kernels decide which tv_tensor kinds
-    are transformed; others pass through), implement ``transform(inpt, params)`` with calls to functionals,
-    and, if random, ``_draw(height, width, device)`` returning tensor parameters.
+    Subclasses set ``_functional`` (the functional whose registered kernels decide which tv_tensor kinds are
+    transformed, unless ``_transformed_kinds`` says), implement ``transform(inpt, params)`` with calls to
+    functionals, and, if random, ``_draw(batch_shape, height, width, device)`` returning tensor parameters (the
+    contract: docs/design/batches.md).
     """
 
-    # Leaves of other types (strings, ints, ...) pass through untouched.
+    # Which leaves are transformed, as class data (torchvision's ``_transformed_types``, plus two): leaves of other
+    # types (strings, ints, ...) pass through untouched; of the tv_tensors (ours or torchvision's), those of
+    # ``_transformed_kinds`` (``tv_tensors.kind_of`` of the leaf's type; None: every kind the class's ``_functional``
+    # has a kernel for, every kind where it has none); pure tensors by torchvision's rule (the first stands for the
+    # image where the sample holds none) unless ``_pure_tensors_pass`` (box metadata steps, ToPureTensor).
     _transformed_types: tuple[type, ...] = (torch.Tensor, PIL.Image.Image)
+    _transformed_kinds: Optional[tuple[type, ...]] = None
+    _pure_tensors_pass: bool = False
     _functional: Optional[Callable[..., Any]] = None
     # A torch.Generator cannot be saved with a scripted module; the scripted path uses the global RNG.
     __jit_ignored_attributes__ = ["generator", "_traced_plain"]
@@ -105,6 +112,7 @@ class Transform(nn.Module):
         cls._declares_stage = "native_stage" in cls.__dict__
         generic = (
             cls.forward is Transform.forward
+            and not cls._pure_tensors_pass
             and cls._forward_sample is Transform._forward_sample
             and not cls._own_make_params
             and cls._needs_transform_list is Transform._needs_transform_list
@@ -206,7 +214,7 @@ class Transform(nn.Module):
         if type(sample) is torch.Tensor:  # the common single-image case skips flattening, not the leaf filter
             self.check_inputs([sample])
             if type(self)._needs_transform_list is Transform._needs_transform_list:  # the rule, for one tensor
-                needed = isinstance(sample, self._transformed_types)
+                needed = not self._pure_tensors_pass and isinstance(sample, self._transformed_types)
             else:
                 needed = self._needs_transform_list([sample])[0]
             if not needed:
@@ -294,7 +302,7 @@ class Transform(nn.Module):
     def _needs_transform_list(self, flat_inputs: List[Any]) -> List[bool]:
         # torchvision's rule: without an image or video in the sample, the first pure tensor is the image and
         # later pure tensors (labels, ...) pass through; with one, every pure tensor passes through.
-        transform_pure_tensor = not any(is_image_like(inpt) for inpt in flat_inputs)
+        transform_pure_tensor = not self._pure_tensors_pass and not any(is_image_like(inpt) for inpt in flat_inputs)
         needs = []
         for inpt in flat_inputs:
             if not isinstance(inpt, self._transformed_types):
@@ -308,7 +316,11 @@ class Transform(nn.Module):
 
     @torch.jit.unused
     def _supports(self, input_type: type) -> bool:
-        """Whether a (non pure tensor) leaf of this type is transformed rather than passed through."""
+        """Whether a (non pure tensor) leaf of this type is transformed rather than passed through (the class data
+        above: ``_transformed_kinds``, else the kinds ``_functional`` has kernels for)."""
+        kinds = self._transformed_kinds
+        if kinds is not None and issubclass(input_type, torch.Tensor):
+            return kind_of(input_type) in kinds
         if self._functional is None:
             return True
         if issubclass(input_type, PIL.Image.Image):
@@ -327,10 +339,7 @@ class Transform(nn.Module):
         whose torchvision counterpart names its parameters differently give them torchvision's keys here
         (``_public_params``), which their ``transform`` reads, so a subclass that edits them works as with
         torchvision."""
-        if not self._draw_uses_size:
-            height, width = 0, 0  # as torchvision, a draw that does not depend on the size reads no size
-        else:
-            height, width = query_size(flat_inputs, type(self).__name__)
+        height, width = self._draw_size(flat_inputs)
         drawn = self._draw([], height, width, query_device(flat_inputs))
         return self._public_params(drawn, flat_inputs, height, width)
 
@@ -343,8 +352,16 @@ class Transform(nn.Module):
     @torch.jit.unused
     def make_batch_params(self, flat_inputs: List[Any], batch_size: int) -> Dict[str, Any]:
         """One parameter set per sample of a batch sample (leading dimension ``batch_size``)."""
-        height, width = query_size(flat_inputs, type(self).__name__)
+        height, width = self._draw_size(flat_inputs)
         return self._draw([batch_size], height, width, query_device(flat_inputs))
+
+    @torch.jit.unused
+    def _draw_size(self, flat_inputs: List[Any]) -> Tuple[int, int]:
+        """The size ``_draw`` is given: the sample's, or (0, 0) where the draw does not depend on it (as torchvision's
+        make_params of such a class, no size is read, so a sample without a sized leaf is accepted)."""
+        if not self._draw_uses_size:
+            return 0, 0
+        return query_size(flat_inputs, type(self).__name__)
 
     # ---- what subclasses implement ------------------------------------------------------------------------
 

@@ -1,12 +1,12 @@
 """ToImage, ToPureTensor, PILToTensor and ToPILImage: change what a leaf is, never its values."""
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Optional
 
 import numpy as np
 import PIL.Image
 import torch
 
-from ..tv_tensors import Image, TVTensor, kind_of
+from ..tv_tensors import Image
 from . import functional as F
 from ._misc import _Deterministic
 
@@ -17,10 +17,7 @@ class ToImage(_Deterministic):
     through (a 2D one gets its channel dimension)."""
 
     _transformed_types = (torch.Tensor, PIL.Image.Image, np.ndarray)
-
-    @torch.jit.unused
-    def _supports(self, input_type: type) -> bool:
-        return not issubclass(input_type, torch.Tensor)
+    _transformed_kinds = ()  # a tv_tensor already is one
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return F.to_image(inpt)
@@ -30,13 +27,7 @@ class ToPureTensor(_Deterministic):
     """Turn every tv_tensor (ours or torchvision's) into a plain tensor sharing its data; the rest passes through."""
 
     _transformed_types = (torch.Tensor,)
-
-    @torch.jit.unused
-    def _needs_transform_list(self, flat_inputs: List[Any]) -> List[bool]:
-        return [
-            isinstance(inpt, TVTensor) or (isinstance(inpt, torch.Tensor) and kind_of(type(inpt)) is not None)
-            for inpt in flat_inputs
-        ]
+    _pure_tensors_pass = True
 
     def transform(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         return F.to_pure_tensor(inpt)
@@ -62,16 +53,13 @@ class ToPILImage(_PythonOnly):
     ``functional.to_pil_image`` for how ``mode`` is chosen."""
 
     _transformed_types = (torch.Tensor, np.ndarray)
+    _transformed_kinds = (Image,)
 
     def __init__(self, mode: Optional[str] = None) -> None:
         super().__init__()
         if mode is not None and not isinstance(mode, str):
             raise TypeError(f"ToPILImage: mode must be a PIL mode string or None, got {mode!r}")
         self.mode = mode
-
-    @torch.jit.unused
-    def _supports(self, input_type: type) -> bool:
-        return issubclass(input_type, np.ndarray) or kind_of(input_type) is Image
 
     @torch.jit.unused
     def transform(self, inpt: Any, params: Dict[str, Any]) -> Any:

@@ -279,6 +279,53 @@ def test_every_random_transform_follows_the_contract():
         assert params and all(value.shape[0] == 5 for value in params.values()), type(transform).__name__
 
 
+# The methods of the base classes that the library's own classes override: the contract (docs/design/batches.md).
+# Which leaves a class transforms is class data (_transformed_types, _transformed_kinds, _pure_tensors_pass), not a
+# method; a user's subclass may still override torchvision's _needs_transform_list (see the test below).
+_OVERRIDE_POINTS = {
+    "transform", "make_params", "check_inputs",  # torchvision's
+    "forward", "extra_repr",  # nn.Module's
+    "_draw", "_apply", "_apply_where", "transform_batch", "forward_batch",  # the draw, the effect, the gate
+    "_public_params", "_eager_plain", "native_stage",  # torchvision's keys, the eager hook, the fused stage
+}
+
+
+def test_library_classes_override_only_the_contract():
+    base_methods = {
+        name
+        for base in (T.Transform, T.RandomApplyTransform)
+        for name, value in vars(base).items()
+        if callable(value) and not name.startswith("__")
+    }
+    overridden = {}
+    for name in dir(T):
+        cls = getattr(T, name)
+        if not isinstance(cls, type) or not issubclass(cls, T.Transform):
+            continue
+        for klass in cls.__mro__:
+            if klass in (T.Transform, T.RandomApplyTransform) or not klass.__module__.startswith("jitvision."):
+                continue
+            for method in base_methods & set(vars(klass)):
+                overridden.setdefault(method, set()).add(klass.__name__)
+    unexpected = {method: sorted(classes) for method, classes in overridden.items() if method not in _OVERRIDE_POINTS}
+    assert not unexpected, f"library classes override methods outside the contract: {unexpected}"
+    assert len(_OVERRIDE_POINTS) == 13
+
+
+def test_a_user_subclass_keeps_torchvision_leaf_rule_hook():
+    # torchvision's _needs_transform_list, overridden by a user's subclass: every pure tensor is transformed.
+    class InvertEveryTensor(T.RandomInvert):
+        def _needs_transform_list(self, flat_inputs):
+            return [isinstance(inpt, torch.Tensor) for inpt in flat_inputs]
+
+    image = tv_tensors.Image(torch.zeros(3, 4, 4, dtype=torch.uint8))
+    extra = torch.zeros(3, 4, 4, dtype=torch.uint8)
+    out_image, out_extra = InvertEveryTensor(p=1.0)(image, extra)
+    assert int(out_image.min()) == 255 and int(out_extra.min()) == 255
+    out_image, out_extra = T.RandomInvert(p=1.0)(image, extra)
+    assert int(out_image.min()) == 255 and int(out_extra.max()) == 0  # torchvision's rule: the pure tensor passes
+
+
 def test_bad_batches_raise_naming_the_transform():
     images = torch.rand(2, 3, H, W)
     with pytest.raises(ValueError, match="BatchedImages"):

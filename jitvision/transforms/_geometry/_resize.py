@@ -30,6 +30,7 @@ class Resize(Transform):
         return _stages.RESIZE
 
     _functional = staticmethod(F.resize)
+    _draw_uses_size = False  # deterministic: make_params (torchvision's {}) reads no size
 
     def __init__(
         self,
@@ -67,10 +68,6 @@ class Resize(Transform):
         self.interpolation = check_interpolation(interpolation, name)
         self.max_size = max_size
         self.antialias = antialias
-
-    @torch.jit.unused
-    def make_params(self, flat_inputs: List[Any]) -> Dict[str, Any]:
-        return {}
 
     def __prepare_scriptable__(self) -> "Resize":
         return script_standalone(self)
