@@ -166,7 +166,12 @@ def python_index(index: torch.Tensor) -> Optional[int]:
 
 @torch.jit.unused
 def switch(
-    index: torch.Tensor, keys: List[int], branch: Callable[..., Any], operands: Tuple[Any, ...], cond: bool = True
+    index: torch.Tensor,
+    keys: List[int],
+    branch: Callable[..., Any],
+    operands: Tuple[Any, ...],
+    cond: bool = True,
+    owner: str = "switch",
 ) -> Any:
     """``branch(key, *operands)`` for the ``key`` that ``index`` draws, among ``keys``: the one place a random choice
     among operations is decided (AutoAugment's operations, RandomChoice/RandomOrder/RandomApply's transforms).
@@ -189,7 +194,7 @@ def switch(
     if is_tracing() or index.ndim == 0 or index.device.type != "cpu":
         # grouping reads the drawn keys on the host: a sync per call on a GPU, where computing every branch is cheap
         return _select(index, keys, branch, operands)
-    return _grouped(index, keys, branch, operands)
+    return _grouped(index, keys, branch, operands, owner)
 
 
 @torch.jit.unused
@@ -236,7 +241,9 @@ def _cond_tree(index: torch.Tensor, keys: List[int], branch: Callable[..., Any],
 
 
 @torch.jit.unused
-def _grouped(index: torch.Tensor, keys: List[int], branch: Callable[..., Any], operands: Tuple[Any, ...]) -> Any:
+def _grouped(
+    index: torch.Tensor, keys: List[int], branch: Callable[..., Any], operands: Tuple[Any, ...], owner: str
+) -> Any:
     drawn = index.tolist()
     present = [key for key in keys if key in drawn]
     if len(present) == 1:
@@ -247,5 +254,13 @@ def _grouped(index: torch.Tensor, keys: List[int], branch: Callable[..., Any], o
         part = branch(key, *[op.index_select(0, rows) if isinstance(op, torch.Tensor) else op for op in operands])
         if out is None:
             out = part.new_empty([index.shape[0]] + list(part.shape[1:]))
+        elif part.shape[1:] != out.shape[1:]:
+            # One batch tensor holds rows of one shape: a shape-changing choice (RandomApply([Pad(4)])) drawn for
+            # some rows only cannot be written back into it.
+            raise ValueError(
+                f"{owner}: the choices drawn for the rows of a batch give rows of different shapes "
+                f"({list(out.shape[1:])} and {list(part.shape[1:])}), which one batch tensor cannot hold; apply it "
+                "sample by sample, or make every choice give the same shape"
+            )
         out.index_copy_(0, rows, part)
     return out

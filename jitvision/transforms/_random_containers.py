@@ -217,7 +217,7 @@ class _RandomContainer(Transform):
         one: that needs the choices to give outputs of one layout (shapes, dtypes, canvas sizes), else no graph
         gives the drawn output, and this says so naming the class rather than failing inside the select."""
         if not is_tracing() or (not batch and isinstance(sample, torch.Tensor) and is_pure_tensor(sample)):
-            return switch(index, keys, branch, (sample,))
+            return switch(index, keys, branch, (sample,), owner=type(self).__name__)
         candidates = [_OrderState({frozenset([key])}, index == key, branch(key, sample)) for key in keys]
         states = _merge_layouts(candidates)
         if len(states) > 1:
@@ -365,7 +365,8 @@ class RandomOrder(_RandomContainer):
             return self._batch_orders(sample, order)
         keys = list(range(len(self.transforms)))
         for position in range(len(keys)):
-            sample = switch(order[..., position], keys, lambda key, x: self._call(key, x, batch), (sample,), False)
+            step = lambda key, x: self._call(key, x, batch)  # noqa: E731
+            sample = switch(order[..., position], keys, step, (sample,), False, type(self).__name__)
         return sample
 
     @torch.jit.unused

@@ -152,3 +152,22 @@ def test_random_choice_of_different_shapes_refuses_tv_tensors_and_traced_batches
         compiled_batch, _ = compile_counted(lambda x, c=container: c.forward_batch(x))
         with pytest.raises(Exception, match=type(container).__name__ + ": under torch.compile/torch.export"):
             compiled_batch(images)
+
+
+@pytest.mark.parametrize("make, name", [
+    (lambda: T.RandomApply([T.Pad(4)], p=0.5), "RandomApply"),
+    (lambda: T.RandomChoice([T.Pad(4), T.Identity()]), "RandomChoice"),
+    (lambda: T.RandomOrder([T.RandomApply([T.Pad(2)], p=0.5), T.Identity()]), "RandomApply"),  # the inner class
+])
+def test_eager_batch_with_rows_of_different_shapes_is_refused_naming_the_class(make, name):
+    # Some rows drawn to pad and some not cannot be written back into one batch tensor: a ValueError naming the class
+    # whose choice differs between rows (every row drawing the same choice is one shape, and passes).
+    torch.manual_seed(0)
+    transform = make()
+    images = tv_tensors.BatchedImages(make_image(H, W, batch=(16,)))
+    with pytest.raises(ValueError, match=f"{name}: .*rows of different shapes"):
+        for _ in range(8):
+            transform(images)
+    with pytest.raises(ValueError, match=f"{name}: .*rows of different shapes"):
+        for _ in range(8):
+            transform.forward_batch(images.as_subclass(torch.Tensor))
