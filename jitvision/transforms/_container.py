@@ -92,7 +92,7 @@ def _run_steps(transforms: Sequence[Any], sample: Any, unpack: bool) -> Any:
             position = end
             continue
         if not unpack:
-            tail = run_float_tail(transforms, position, sample)  # ToDtype [+ Normalize] after a policy
+            tail = run_float_tail(transforms, position, sample)  # ToDtype [+ Normalize] on a uint8 image
             if tail is not None:
                 sample, position = tail
                 continue
@@ -205,6 +205,10 @@ class Compose(Transform):
                 rows = [_apply_all(run, images[k]) for k in range(images.shape[0])]
                 images = torch.stack(rows) if rows else _apply_all(run, images)
                 position = end
+                continue
+            tail = run_float_tail(transforms, position, images)  # ToDtype [+ Normalize] on a uint8 batch
+            if tail is not None:
+                images, position = tail
                 continue
             transform = transforms[position]
             forward_batch = getattr(transform, "forward_batch", None)

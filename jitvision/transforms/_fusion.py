@@ -6,12 +6,11 @@ CPU image: a plain tensor or an ``Image``, ``[..., C, H, W]``):
 - ``RandomResizedCrop`` [, ``RandomHorizontalFlip``] [, ``ToDtype(torch.float32, scale=True)`` [, ``Normalize``]]
 - ``Resize`` [, ``CenterCrop``] [, ``ToDtype(torch.float32, scale=True)`` [, ``Normalize``]]
 
-with bilinear interpolation and ``antialias=True``. After an augmentation policy (stage ``AUGMENT_POLICY``:
-AutoAugment, RandAugment, TrivialAugmentWide, AugMix; uint8 in, uint8 out, which ends the native prefix), and at the
-start of a Compose, a following ``ToDtype(torch.float32, scale=True)`` [+ ``Normalize``] runs as one native pass too
-(``jitvision_native::to_float_u8``, same arithmetic as the prefix's float tail; eager and torch.compile, not
-export). The random crop and flip are drawn inside the native op
-(``jitvision_native::random_resized_crop``) with the transforms' generators and their arithmetic, in the unfused
+with bilinear interpolation and ``antialias=True``. Wherever else a ``ToDtype(torch.float32, scale=True)`` [+
+``Normalize``] meets a uint8 CPU image (at the start of a Compose, after a crop, a flip or an augmentation policy,
+on one sample or a batch), it runs as one native pass too (``jitvision_native::to_float_u8``, the same arithmetic as
+the prefix's float tail; eager and torch.compile, not export). The random crop and flip are drawn inside the native
+op (``jitvision_native::random_resized_crop``) with the transforms' generators and their arithmetic, in the unfused
 order, so a seed gives the same crop and flip fused or not; under ``torch.compile`` the prefix is one graph node
 that draws afresh on every call. The result equals the unfused pipeline's: the uint8 resize is bit-identical to
 torch's, and the float tail differs by float rounding only (see ``jitvision._native``).
@@ -27,7 +26,7 @@ import torch
 
 from .. import _native
 from ..tv_tensors import BatchedImages, Image, kind_of, wrap
-from ._stages import AUGMENT_POLICY, TO_FLOAT, float_tail, per_channel, plan_prefix, stage_of
+from ._stages import TO_FLOAT, float_tail, per_channel, plan_prefix, stage_of
 from .functional._dispatch import call_custom_op, is_exporting, is_pure_tensor, unwrap
 
 
@@ -65,17 +64,15 @@ def _load_float_op() -> Any:
 
 
 def run_float_tail(transforms: Sequence[Any], i: int, sample: Any) -> Optional[Tuple[Any, int]]:
-    """``(output, next index)`` when ``transforms[i:]`` starts with ToDtype(float32, scale=True) [+ Normalize] right
-    after an augmentation policy, or at the start of the Compose, on a uint8 CPU image: one native pass. Else None
-    (nothing done). At the start: under torch.compile inductor's code for the uint8 -> float conversion (partial
-    loads, then a division) is slower than the eager passes; as one native node it runs at eager speed, and eagerly
-    one pass replaces ToDtype's and Normalize's."""
+    """``(output, next index)`` when ``transforms[i:]`` starts with ToDtype(float32, scale=True) [+ Normalize] and
+    ``sample`` is a uint8 CPU image (one sample or a batch), wherever the Compose is: one native pass. Else None
+    (nothing done). Eagerly one pass replaces ToDtype's and Normalize's three; under torch.compile inductor's code
+    for the uint8 -> float conversion (partial loads, then a division) is slower than the eager passes, and as one
+    native node it runs at eager speed."""
     if stage_of(transforms[i]) != TO_FLOAT or not _fusable_input(sample) or is_exporting():
         return None
     op = _to_float_op()
     if op is None:
-        return None
-    if i > 0 and stage_of(transforms[i - 1]) != AUGMENT_POLICY:
         return None
     tail = float_tail(transforms, i)
     mean_std = per_channel(tail, sample.shape[-3])

@@ -1,5 +1,5 @@
-"""The native float tail after an augmentation policy in Compose (``_fusion.run_float_tail``,
-``jitvision_native::to_float_u8``): same values as running ToDtype and Normalize, one graph under compile."""
+"""The native float tail in Compose (``_fusion.run_float_tail``, ``jitvision_native::to_float_u8``) after an
+augmentation policy, a crop or a flip, or at its start: the values of ToDtype and Normalize, one graph under compile."""
 
 import pytest
 import torch
@@ -127,3 +127,31 @@ def test_tail_at_the_start_of_a_compose(normalize):
         assert type(wrapped) is tv_tensors.Image
         assert_matches_oracle(wrapped.as_subclass(torch.Tensor), got, float_atol=0)
     assert counter.frame_count >= 1
+
+
+@pytest.mark.parametrize("kind", ["tensor", "Image", "BatchedImages", "forward_batch"])
+def test_tail_after_a_crop_and_flip_is_one_native_pass(kind, monkeypatch):
+    # A CIFAR-style pipeline (RandomCrop with padding, flip, ToDtype, Normalize) and the batch form of the DataLoader
+    # recipe (flip, ToDtype, Normalize on collated uint8 crops): the tail after the uint8 steps is to_float_u8, with
+    # the values of the steps one by one.
+    from jitvision.transforms import _fusion
+
+    calls = []
+    op = _fusion._to_float_op()
+    monkeypatch.setattr(_fusion, "_to_float_op", lambda: lambda *args: calls.append(1) or op(*args))
+    steps = [T.RandomCrop(28, padding=4), T.RandomHorizontalFlip(), T.ToDtype(torch.float32, scale=True),
+             T.Normalize(MEAN, STD)]
+    batch = kind in ("BatchedImages", "forward_batch")
+    image = torch.randint(0, 256, (5, 3, 32, 32) if batch else (3, 32, 32), dtype=torch.uint8)
+    wrap = {"Image": tv_tensors.Image, "BatchedImages": tv_tensors.BatchedImages}.get(kind)
+    sample = wrap(image) if wrap is not None else image
+    seed = int(torch.randint(0, 2**30, ()))
+    torch.manual_seed(seed)
+    got = T.Compose(steps).forward_batch(sample) if kind == "forward_batch" else T.Compose(steps)(sample)
+    torch.manual_seed(seed)
+    expected = sample
+    for step in steps:
+        expected = step.forward_batch(expected) if kind == "forward_batch" else step(expected)
+    assert len(calls) == 1
+    assert type(got) is type(sample) and got.shape == expected.shape
+    assert_matches_oracle(got.as_subclass(torch.Tensor), expected.as_subclass(torch.Tensor), float_atol=1e-5)
