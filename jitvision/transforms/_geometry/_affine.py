@@ -15,7 +15,7 @@ from ..functional._geometry._affine_matrix import (
     warp_affine_values,
 )
 from ..functional._geometry._interpolation import InterpolationMode
-from ..functional._geometry._warp_matrix import affine_matrix, affine_matrix_values, eager_values
+from ..functional._geometry._warp_matrix import affine_matrix, affine_matrix_values, centred_center, eager_values
 from ..functional._meta import get_canvas_size
 from ._warp_base import _setup_center, _setup_range, _setup_sequence, _uniform, _WarpTransform
 
@@ -109,10 +109,7 @@ class RandomAffine(_WarpTransform):
         self, image: torch.Tensor, params: Dict[str, torch.Tensor], mode: str, fill: Optional[List[float]]
     ) -> torch.Tensor:
         height, width = image.shape[-2], image.shape[-1]
-        center = [0.0, 0.0]
-        if self._center is not None:
-            c = self._center
-            center = [c[0] - 0.5 * width, c[1] - 0.5 * height]
+        center = centred_center(self._center, height, width)
         if not torch.jit.is_scripting():
             v = eager_values([params["angle"], params["translate"], params["scale"], params["shear"]])
             if v is not None:  # eager, one sample: the matrix in Python floats

@@ -29,7 +29,7 @@ from ._affine_matrix import (
 )
 from ._interpolation import InterpolationMode, check_interpolation, pil_resample_code
 from ._warp import FillType, check_finite, check_image_rank, fill_as_list, grid_mode, parse_pair, parse_shear
-from ._warp_matrix import affine_matrix_values, scalar_affine_matrix
+from ._warp_matrix import affine_matrix_values, centred_center, scalar_affine_matrix
 
 # ---- arguments ----------------------------------------------------------------------------------------------
 
@@ -65,13 +65,6 @@ def _check_number(value: Any, name: str, op: str) -> None:
         raise TypeError(f"{op}: {name} must be a number, got {value!r}")
 
 
-def _centred_center(center: Optional[List[float]], height: int, width: int) -> List[float]:
-    """``center`` (absolute pixel coordinates, or None for the image centre) relative to the image centre."""
-    if center is None:
-        return [0.0, 0.0]
-    return [center[0] - 0.5 * width, center[1] - 0.5 * height]
-
-
 def _absolute_center(center: Optional[List[float]], canvas_size: List[int]) -> List[float]:
     if center is None:
         return [canvas_size[1] * 0.5, canvas_size[0] * 0.5]
@@ -101,7 +94,7 @@ def affine_image(
     fill_list = fill_as_list(fill, "affine")
     _check_image(image, "affine")
     height, width = image.shape[-2], image.shape[-1]
-    centred = _centred_center(center, height, width)
+    centred = centred_center(center, height, width)
     if not torch.jit.is_scripting() and not is_tracing():
         values = affine_matrix_values(angle, translate, scale, shear, centred, True)
         return warp_affine_values(image, values, height, width, mode, fill_list, "affine")

@@ -17,7 +17,7 @@ from .._meta import (
     as_box_format,
     get_canvas_size,
 )
-from ._affine import _absolute_center, _centred_center, _check_image, _check_number, pil_fill
+from ._affine import _absolute_center, _check_image, _check_number, pil_fill
 from ._affine_matrix import (
     affine_bounding_boxes_matrix,
     affine_keypoints_matrix,
@@ -28,7 +28,13 @@ from ._affine_matrix import (
 )
 from ._interpolation import InterpolationMode, check_interpolation, pil_resample_code
 from ._warp import FillType, check_finite, fill_as_list, grid_mode, parse_pair
-from ._warp_matrix import affine_matrix_values, corners_canvas_float32, expanded_size, scalar_affine_matrix
+from ._warp_matrix import (
+    affine_matrix_values,
+    centred_center,
+    corners_canvas_float32,
+    expanded_size,
+    scalar_affine_matrix,
+)
 
 # ---- rotate -------------------------------------------------------------------------------------------------
 
@@ -78,7 +84,7 @@ def rotate_image(
                 return torch.rot90(image, 1, [-2, -1])
             if angle == 270.0:
                 return torch.rot90(image, 3, [-2, -1])
-    centred = _centred_center(center, height, width)
+    centred = centred_center(center, height, width)
     out_h, out_w = height, width
     if expand:
         size = expanded_size(rotation_inverse_list(angle, centred), width, height)

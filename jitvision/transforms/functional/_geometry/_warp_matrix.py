@@ -189,3 +189,11 @@ def _float32(value: float) -> float:
 def _truncated_float32(value: float) -> float:
     """torchvision's ``x * (1 / 1e-4)``, ``trunc``, ``* 1e-4`` on a float32 ``value``, in float32."""
     return _float32(float(math.trunc(_float32(value * _float32(1.0 / 1e-4)))) * _float32(1e-4))
+
+
+def centred_center(center: Optional[List[float]], height: int, width: int) -> List[float]:
+    """``center`` (absolute pixel coordinates, or None for the image centre) relative to the image centre, as the
+    affine matrices take it."""
+    if center is None:
+        return [0.0, 0.0]
+    return [center[0] - 0.5 * width, center[1] - 0.5 * height]
