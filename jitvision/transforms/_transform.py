@@ -475,10 +475,9 @@ class RandomApplyTransform(Transform):
         """The one probability gate: the effect where the coin says so (one sample, or per row of a batch). Without a
         coin (``transform(x, make_params([x]))`` of a coin-only class: torchvision's ``{}``), the effect, as
         torchvision's ``transform``, whose coin is drawn in ``forward``."""
-        coin = params.get("apply")
-        if coin is None:
+        apply = params.get("apply")
+        if apply is None:
             return self._apply(inpt, params)
-        apply = coin
         choice = python_choice(apply)
         if choice is not None:
             return self._apply(inpt, params) if choice else inpt
