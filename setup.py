@@ -55,7 +55,9 @@ VERSION_SUFFIX = ".torch_version"
 
 _JPEG_SOURCE = "jitvision/csrc/jpeg.cpp"
 # left out together: jpeg_ycc.cpp serves jpeg.cpp, decode_jpeg.cpp is the decoder of jitvision.io
-_JPEG_SOURCES = (_JPEG_SOURCE, "jitvision/csrc/jpeg_ycc.cpp", "jitvision/csrc/decode_jpeg.cpp")
+_JPEG_SOURCES = (
+    _JPEG_SOURCE, "jitvision/csrc/jpeg_ycc.cpp", "jitvision/csrc/decode_jpeg.cpp", "jitvision/csrc/decode_batch.cpp"
+)
 _JPEG_PROBE = """#include <cstdio>
 #include <jpeglib.h>
 int main() { jpeg_compress_struct c; jpeg_error_mgr e; c.err = jpeg_std_error(&e); jpeg_create_compress(&c);

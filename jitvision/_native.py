@@ -137,6 +137,8 @@ GEOMETRY = AVAILABLE and hasattr(torch.ops.jitvision_native, "random_flip")
 # of a library built without its codec, and jitvision.io then decodes that format with Pillow.
 DECODE_JPEG = AVAILABLE and hasattr(torch.ops.jitvision_native, "decode_jpeg")
 DECODE_PNG = AVAILABLE and hasattr(torch.ops.jitvision_native, "decode_png")
+# A batch of encoded images decoded in parallel in one call (csrc/decode_batch.cpp, built with the JPEG decoder).
+DECODE_BATCH = AVAILABLE and hasattr(torch.ops.jitvision_native, "decode_batch_into")
 
 __all__ = [
     "AVAILABLE",
@@ -146,6 +148,7 @@ __all__ = [
     "GEOMETRY",
     "DECODE_JPEG",
     "DECODE_PNG",
+    "DECODE_BATCH",
     "native_library_path",
     "resized_crop_reference",
     "resize_center_crop_reference",

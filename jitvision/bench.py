@@ -161,7 +161,7 @@ def main(argv: Optional[Sequence[str]] = None, prog: str = "python -m jitvision 
         help="--e2e: comma-separated: " + ",".join(E2E_VARIANTS) + " (default: all)",
     )
     parser.add_argument(
-        "--parts", help="--e2e: comma-separated: per-image,loader,threads (default: all three)"
+        "--parts", help="--e2e: comma-separated: per-image,loader,threads,scaling (default: all four)"
     )
     parser.add_argument(
         "--loader-images", type=int, metavar="N", help="--e2e: images per DataLoader measurement (default 1280)"

@@ -34,12 +34,12 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import torch
 
-from . import _e2e_common, _jpegs
+from . import _e2e_common, _jpegs, scaling
 from ._cli import installed, library_versions, log, pick, write_json
 from ._e2e_variants import VARIANT_NAMES, VARIANTS, Variant, build, fused_pipeline
 from ._timing import failure
 
-PARTS = ("per-image", "loader", "threads")
+PARTS = ("per-image", "loader", "threads", "scaling")
 BASELINE = "torchvision-pil"
 FAST_PATHS = ("jitvision-fused", "jitvision-batch")  # jitvision's documented fast paths (docs/io.md)
 PER_IMAGE_FILES = 64  # at most this many files in a per-image pass (evenly spaced over a larger folder)
@@ -273,6 +273,9 @@ def run(
 
     if "threads" in parts and _native.AVAILABLE:  # the fast path decodes natively only
         result["threads"] = threads(datas, thread_images, rounds)
+    if "scaling" in parts:
+        counts = list(range(1, (os.cpu_count() or 1) + 1))
+        result["scaling"] = scaling.run(paths, scaling.LOADERS, counts, loader_images, log)
     return result
 
 
@@ -353,6 +356,9 @@ def format_markdown(result: Dict[str, Any]) -> str:
         for name, t in result["threads"].items():
             rates = f"{t['images_per_s_1']:,.0f} | {t['images_per_s_2']:,.0f} | {t['speedup']:.2f}"
             lines.append(f"| {name} | {rates} | {t['cores_1']:.2f} / {t['cores_2']:.2f} |")
+    if "scaling" in result:
+        lines += ["", f"Whole loaders, batch {scaling.BATCH}, images/s by threads (workers):", "",
+                  scaling.format_markdown(result["scaling"])]
     lines += ["", "| goal | target | measured | met |", "| --- | --- | ---: | --- |"]
     for g in result.get("goals", []):
         value = "-" if g["measured"] is None else f"{g['measured']:.2f}"
@@ -427,6 +433,9 @@ def main(args: Any) -> int:
     log(f"files: {label} ({folder}): {len(paths)}")
     result = run(paths, names, parts, min_run_time, rounds, loader_images, log=log, **options)  # type: ignore[arg-type]
     result["goals"] = goals(result)
+    if "scaling" in result:
+        fused = next((r.get("us") for r in result["rows"] if r["variant"] == "jitvision-fused"), None)
+        result["goals"] += scaling.goals(result["scaling"], fused)
     found = library_versions(extra=("nvidia-dali-cuda120", "albumentationsx"))
     versions_seen = {r["variant"]: r.get("version") for r in result["rows"] if r.get("version")}
     result.update({"images": label, "folder": folder, "cores": os.cpu_count(), "versions": found})

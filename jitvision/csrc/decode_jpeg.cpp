@@ -40,6 +40,8 @@
 #include <ATen/ATen.h>
 #include <torch/library.h>
 
+#include "decode.h"
+
 namespace jitvision_native {
 namespace {
 
@@ -299,6 +301,11 @@ at::Tensor decode_jpeg(const at::Tensor& data, int64_t mode, at::IntArrayRef reg
 }
 
 }  // namespace
+
+at::Tensor decode_jpeg_bytes(const at::Tensor& data, int64_t mode, at::IntArrayRef region, int64_t scale_denom) {
+  return decode_jpeg(data, mode, region, scale_denom);
+}
+
 }  // namespace jitvision_native
 
 TORCH_LIBRARY_FRAGMENT(jitvision_native, m) {

@@ -21,8 +21,10 @@
 #include <cmath>
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #include <torch/library.h>
 
+#include "decode.h"
 #include "resize_kernel.h"
 
 namespace jitvision_native {
@@ -147,12 +149,16 @@ at::Tensor resized_crop_rows(const at::Tensor& image, const at::Tensor& box, con
   sizes[sizes.size() - 1] = size[1];
   at::Tensor out = at::empty(sizes, image.options().dtype(to_float ? at::kFloat : at::kByte));
   const int64_t* v = b.data_ptr<int64_t>();
-  for (int64_t n = 0; n < rows.size(0); ++n) {
-    const at::Tensor row_out = out.select(0, n);
-    const bool flip_row = f.defined() && f.data_ptr<bool>()[n];
-    run(rows.select(0, n), v[4 * n], v[4 * n + 1], v[4 * n + 2], v[4 * n + 3], size[0], size[1], 0, 0, size[0],
-        size[1], flip_row, mean, std, to_float, &row_out);
-  }
+  // Rows are independent (each writes its own slice; the plan and buffers are per thread): parallel over rows on
+  // torch's intra-op pool, the same result for any thread count.
+  at::parallel_for(0, rows.size(0), 1, [&](int64_t begin, int64_t end) {
+    for (int64_t n = begin; n < end; ++n) {
+      const at::Tensor row_out = out.select(0, n);
+      const bool flip_row = f.defined() && f.data_ptr<bool>()[n];
+      run(rows.select(0, n), v[4 * n], v[4 * n + 1], v[4 * n + 2], v[4 * n + 3], size[0], size[1], 0, 0, size[0],
+          size[1], flip_row, mean, std, to_float, &row_out);
+    }
+  });
   auto out_sizes = image.sizes().vec();
   out_sizes[out_sizes.size() - 2] = size[0];
   out_sizes[out_sizes.size() - 1] = size[1];
@@ -341,6 +347,15 @@ at::Tensor resize_center_crop_symint(const at::Tensor& image, c10::SymIntArrayRe
 }
 
 }  // namespace
+
+void resized_crop_into(const at::Tensor& image, int64_t top, int64_t left, int64_t height, int64_t width,
+                       int64_t out_h, int64_t out_w, int64_t win_top, int64_t win_left, bool flip,
+                       const std::optional<at::ArrayRef<double>>& mean,
+                       const std::optional<at::ArrayRef<double>>& std, bool to_float, const at::Tensor& into) {
+  run(image, top, left, height, width, out_h, out_w, win_top, win_left, into.size(-2), into.size(-1), flip, mean, std,
+      to_float, &into);
+}
+
 }  // namespace jitvision_native
 
 TORCH_LIBRARY(jitvision_native, m) {

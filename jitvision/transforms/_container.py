@@ -10,8 +10,9 @@ from torch import nn
 from ..tv_tensors import batch_samples, unbatch_samples
 from ..tv_tensors._batch_pytree import sample_leaf
 from ..tv_tensors._batched import BATCH_TYPES
-from ..tv_tensors._encoded import EncodedImage
+from ..tv_tensors._encoded import BatchedEncodedImages, EncodedImage
 from . import _pil_path
+from ._decode_batch import run_encoded_batch
 from ._decode_fused import run_fused_encoded
 from ._fusion import run_float_tail, run_fused
 from ._script_fusion import script_prefix
@@ -73,7 +74,9 @@ def _apply_all(run: Sequence[Any], sample: Any) -> Any:
 def _run_steps(transforms: Sequence[Any], sample: Any, unpack: bool) -> Any:
     """Compose's eager run of ``transforms`` on ``sample`` (``unpack``: a tuple of inputs, unpacked into each step)."""
     start = 0
-    if not unpack:
+    if not unpack and type(sample) is BatchedEncodedImages:  # decoded in parallel with the steps it leads
+        sample, start = run_encoded_batch(transforms, sample)
+    elif not unpack:
         # A resize-led prefix on a uint8 image runs as one native call (see _fusion.py): same draws, same
         # output within float rounding, a fraction of the time.
         fused = run_fused(transforms, sample)

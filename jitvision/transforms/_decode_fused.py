@@ -20,7 +20,7 @@ Under torch.compile/export an EncodedImage is refused with a message saying to d
 sizes cannot be traced).
 """
 
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, NamedTuple, Optional, Sequence, Tuple
 
 import torch
 from torch.utils import _pytree as pytree
@@ -29,7 +29,7 @@ from .. import _native
 from ..io._image import native_error
 from ..io._mode import ImageReadMode
 from ..tv_tensors import Image
-from ..tv_tensors._encoded import EncodedImage
+from ..tv_tensors._encoded import BatchedEncodedImages, EncodedImage
 from . import functional as F
 from ._stages import (
     CENTER_CROP,
@@ -56,6 +56,11 @@ def holds_encoded(flat_inputs: Sequence[Any]) -> bool:
     for inpt in flat_inputs:
         if type(inpt) is EncodedImage:
             return True
+        if type(inpt) is BatchedEncodedImages:
+            raise TypeError(
+                "a tv_tensors.BatchedEncodedImages is transformed alone: pass it as the whole input (its labels and "
+                "other targets beside the call, as jitvision.data.Loader does), not inside a tuple, list or dict"
+            )
     return False
 
 
@@ -86,21 +91,26 @@ def _scale_for(region_size: Tuple[int, int], out_size: List[int], transform: Any
     return 1
 
 
-def _scaled_region(encoded: EncodedImage, box: List[int], out_size: List[int], transform: Any, owner: str):
-    """The pixels of ``box`` = [top, left, height, width] (full-resolution coordinates), decoded at the coarsest
-    DCT scale that still covers ``out_size``: a uint8 ``[C, h, w]`` tensor (the region at that scale)."""
+def scaled_region(encoded: EncodedImage, box: List[int], out_size: List[int], transform: Any) -> Tuple[List[int], int]:
+    """The region to decode for ``box`` = [top, left, height, width] (full-resolution coordinates) and its DCT scale:
+    the coarsest that still covers ``out_size``, the region on that scale's grid."""
     top, left, height, width = box
     scale = _scale_for((height, width), out_size, transform, encoded.max_dct_scale)
     if scale == 1:
-        region = [top, left, height, width]
-    else:
-        # The region on the scaled grid (ceil(size / d) pixels), its edges rounded to the nearest scaled pixel.
-        full_height, full_width = encoded.canvas_size
-        scaled_height, scaled_width = -(-full_height // scale), -(-full_width // scale)
-        y0, x0 = min(round(top / scale), scaled_height - 1), min(round(left / scale), scaled_width - 1)
-        y1 = min(max(round((top + height) / scale), y0 + 1), scaled_height)
-        x1 = min(max(round((left + width) / scale), x0 + 1), scaled_width)
-        region = [y0, x0, y1 - y0, x1 - x0]
+        return [top, left, height, width], 1
+    # The region on the scaled grid (ceil(size / d) pixels), its edges rounded to the nearest scaled pixel.
+    full_height, full_width = encoded.canvas_size
+    scaled_height, scaled_width = -(-full_height // scale), -(-full_width // scale)
+    y0, x0 = min(round(top / scale), scaled_height - 1), min(round(left / scale), scaled_width - 1)
+    y1 = min(max(round((top + height) / scale), y0 + 1), scaled_height)
+    x1 = min(max(round((left + width) / scale), x0 + 1), scaled_width)
+    return [y0, x0, y1 - y0, x1 - x0], scale
+
+
+def _scaled_region(encoded: EncodedImage, box: List[int], out_size: List[int], transform: Any, owner: str):
+    """The pixels of ``box`` (full-resolution coordinates), decoded at the coarsest DCT scale that still covers
+    ``out_size``: a uint8 ``[C, h, w]`` tensor (the region at that scale)."""
+    region, scale = scaled_region(encoded, box, out_size, transform)
     return _decode_region(encoded, region, scale, owner)
 
 
@@ -140,32 +150,39 @@ def _region_decodable(encoded: EncodedImage) -> bool:
     )
 
 
-def _fused_image(transform: Any, encoded: EncodedImage, params: dict) -> Optional[torch.Tensor]:
-    """The transform's output for ``encoded`` decoded only where needed, or None where it must be decoded whole."""
-    if not _region_decodable(encoded):
-        return None
+class Geometry(NamedTuple):
+    """What a leading crop or resize keeps of an image of a given size: ``box`` = [top, left, height, width] of the
+    decoded image, ``out_size`` [height, width]; ``resize``: the box is resized to ``out_size`` (else copied)."""
+
+    box: List[int]
+    out_size: List[int]
+    resize: bool
+
+
+def lead_geometry(transform: Any, height: int, width: int, params: dict) -> Optional[Geometry]:
+    """The region a leading ``transform`` (a stage of ``DECODE_LEADS``) keeps of a ``height`` x ``width`` image for
+    the drawn ``params``, or None where it pads or is no such stage."""
     stage = stage_of(transform)
     owner = type(transform).__name__
-    height, width = encoded.canvas_size
     if stage == RANDOM_RESIZED_CROP:
         if "box" in params:
             box = params["box"].tolist()
         else:  # make_params' torchvision form (top, left, height, width as numbers)
             box = [int(params[key]) for key in ("top", "left", "height", "width")]
-        return _resized_region(encoded, box, transform.size, transform, owner)
+        return Geometry(box, list(transform.size), True)
     if stage == RESIZE:
         out_size = _compute_resized_output_size([height, width], transform.size, transform.max_size, owner)
-        return _resized_region(encoded, [0, 0, height, width], out_size, transform, owner)
+        return Geometry([0, 0, height, width], out_size, True)
     if stage == RANDOM_SHORTEST_SIZE:
         size = params["size"]  # make_params' torchvision form is a (height, width) tuple of ints
         out_size = size.tolist() if isinstance(size, torch.Tensor) else [int(side) for side in size]
-        return _resized_region(encoded, [0, 0, height, width], out_size, transform, owner)
+        return Geometry([0, 0, height, width], out_size, True)
     if stage == CENTER_CROP:
         crop_height, crop_width = transform.size
         if crop_height > height or crop_width > width:
             return None  # the crop pads
         top, left = int(round((height - crop_height) / 2.0)), int(round((width - crop_width) / 2.0))
-        return Image(_decode_region(encoded, [top, left, crop_height, crop_width], 1, owner))
+        return Geometry([top, left, crop_height, crop_width], [crop_height, crop_width], False)
     if stage == RANDOM_CROP:
         plan = transform._plan(height, width)
         if any(plan[:4]):
@@ -175,8 +192,30 @@ def _fused_image(transform: Any, encoded: EncodedImage, params: dict) -> Optiona
         else:  # make_params' torchvision form (top, left as numbers)
             top, left = int(params["top"]), int(params["left"])
         crop_height, crop_width = transform.size
-        return Image(_decode_region(encoded, [top, left, crop_height, crop_width], 1, owner))
+        return Geometry([top, left, crop_height, crop_width], [crop_height, crop_width], False)
     return None
+
+
+def lead_params(transform: Any, encoded: EncodedImage) -> dict:
+    """The parameters ``transform`` draws for ``encoded`` alone: its ``_draw`` from the header's size where the class
+    draws with the base ``make_params`` (the call it makes on an image), else its own ``make_params``."""
+    if not type(transform)._own_make_params:
+        height, width = encoded.canvas_size
+        return transform._draw([], height, width, torch.device("cpu"))
+    return transform.make_params([_placeholder(encoded)])
+
+
+def _fused_image(transform: Any, encoded: EncodedImage, params: dict) -> Optional[torch.Tensor]:
+    """The transform's output for ``encoded`` decoded only where needed, or None where it must be decoded whole."""
+    if not _region_decodable(encoded):
+        return None
+    geometry = lead_geometry(transform, *encoded.canvas_size, params)
+    if geometry is None:
+        return None
+    owner = type(transform).__name__
+    if geometry.resize:
+        return _resized_region(encoded, geometry.box, geometry.out_size, transform, owner)
+    return Image(_decode_region(encoded, geometry.box, 1, owner))
 
 
 def _decode_whole(encoded: EncodedImage, owner: str) -> torch.Tensor:
@@ -192,11 +231,7 @@ def forward_encoded_alone(transform: Any, encoded: EncodedImage) -> Any:
     where the class draws them with the base ``make_params`` (the same call it makes on an image)."""
     if is_tracing() or stage_of(transform) not in DECODE_LEADS:
         return forward_encoded(transform, [encoded], pytree.tree_flatten(encoded)[1])
-    height, width = encoded.canvas_size
-    if not type(transform)._own_make_params:
-        params = transform._draw([], height, width, torch.device("cpu"))
-    else:
-        params = transform.make_params([_placeholder(encoded)])
+    params = lead_params(transform, encoded)
     image = _fused_image(transform, encoded, params)
     if image is None:
         image = transform.transform(_decode_whole(encoded, type(transform).__name__), params)

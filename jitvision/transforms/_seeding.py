@@ -10,9 +10,11 @@ that worker seed, created once per worker and generator (persistent workers keep
 they do from the global RNG). Outside workers it returns the user's generator itself.
 """
 
+import contextlib
 import hashlib
+import threading
 import weakref
-from typing import Tuple
+from typing import Iterator, Optional, Tuple
 
 import torch
 from torch.utils.data import get_worker_info
@@ -40,3 +42,23 @@ def worker_generator(generator: torch.Generator) -> torch.Generator:
     derived.manual_seed(derived_seed(generator, info.seed))
     _DERIVED[generator] = (info.seed, derived)
     return derived
+
+
+# The generator that transforms made without one draw from on this thread (None: the global RNG). jitvision.data's
+# Loader sets it on its thread, so the batches of an epoch are one seeded stream whatever else draws meanwhile.
+_THREAD_STREAM = threading.local()
+
+
+def thread_stream() -> Optional[torch.Generator]:
+    return getattr(_THREAD_STREAM, "generator", None)
+
+
+@contextlib.contextmanager
+def drawing_from(generator: Optional[torch.Generator]) -> Iterator[None]:
+    """Within the block, on this thread, transforms without a generator of their own draw from ``generator``."""
+    saved = thread_stream()
+    _THREAD_STREAM.generator = generator
+    try:
+        yield
+    finally:
+        _THREAD_STREAM.generator = saved

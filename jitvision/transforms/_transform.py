@@ -27,10 +27,11 @@ from torch.utils import _pytree as pytree
 
 from ..tv_tensors import kind_of
 from ..tv_tensors._batch_pytree import sample_leaf
-from ..tv_tensors._encoded import EncodedImage
+from ..tv_tensors._encoded import BatchedEncodedImages, EncodedImage
 from ._batch import query_batch_size, rows_of
 from ._coin import coin_then_params, eager_coin_then_apply, gated_by_coin
 from ._compile import GUARD_TOKEN, _with_filter
+from ._decode_batch import forward_encoded_batch
 from ._decode_fused import forward_encoded, forward_encoded_alone, holds_encoded
 from ._random import draw_coins, python_choice, select_rows, where_rows
 from ._routing import (
@@ -42,7 +43,7 @@ from ._routing import (
     owner,
     unhooked,
 )
-from ._seeding import worker_generator
+from ._seeding import thread_stream, worker_generator
 from ._utils import is_image_like, query_device, query_size
 from .functional._dispatch import _passthrough, get_kernel, is_pure_tensor, is_tracing
 
@@ -235,6 +236,8 @@ class Transform(nn.Module):
             return self.transform(sample, self._plain_params(sample))
         if type(sample) is EncodedImage:
             return forward_encoded_alone(self, sample)
+        if type(sample) is BatchedEncodedImages:
+            return forward_encoded_batch(self, sample)
         flat_inputs, spec = pytree.tree_flatten(sample, is_leaf=sample_leaf)
         if holds_encoded(flat_inputs):  # not decoded yet: decoded here, or only the part this transform keeps
             return forward_encoded(self, flat_inputs, spec)
@@ -390,8 +393,8 @@ class Transform(nn.Module):
         if torch.jit.is_scripting():
             return None  # TorchScript compiles no further: the rest reads an attribute it ignores
         generator = self.generator
-        if generator is None:
-            return None
+        if generator is None:  # the global RNG, or the stream a Loader set for its thread (_seeding.drawing_from)
+            return None if _is_compiling() else thread_stream()
         if _is_compiling():
             raise ValueError(
                 f"{type(self).__name__}: a torch.Generator cannot be used under torch.compile/export "

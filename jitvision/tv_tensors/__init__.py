@@ -25,7 +25,7 @@ from ._bounding_boxes import (
     box_width,
     is_rotated_bounding_format,
 )
-from ._encoded import EncodedImage
+from ._encoded import BatchedEncodedImages, EncodedImage
 from ._image import Image, Mask, Video
 from ._tv_tensor import TVTensor, set_return_type
 
@@ -38,6 +38,7 @@ __all__ = [
     "BoundingBoxFormat",
     "KeyPoints",
     "EncodedImage",
+    "BatchedEncodedImages",
     "wrap",
     "kind_of",
     "box_format_from",

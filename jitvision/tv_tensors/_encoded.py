@@ -123,3 +123,65 @@ class EncodedImage:
             f"EncodedImage(format={self.format}, canvas_size={tuple(self.canvas_size)}, bytes={self.data.numel()}, "
             f"mode={self.mode.name}{where})"
         )
+
+
+class BatchedEncodedImages:
+    """``B`` encoded images (``EncodedImage`` each) that a transform or a ``Compose`` turns into one batch.
+
+    Given to a ``Compose`` (or a transform) that starts with a crop or a resize, every image's parameters are drawn
+    first, on the calling thread (so the result is the same for any thread count), then each image's region is
+    decoded, resized (and flipped, converted to float and normalised, where the pipeline continues so) on torch's
+    intra-op threads (``torch.set_num_threads`` sets how many) in one native call that releases the GIL, each
+    written into its row of one ``[B, C, H, W]`` tensor; the rest of the pipeline runs on that
+    ``tv_tensors.BatchedImages`` with one draw per sample. A pipeline that starts otherwise decodes the whole images
+    the same way. The rows must end in one size (a ``ValueError`` says so where they do not). Row ``i`` equals what
+    the pipeline gives ``images[i]`` alone for the same draws (see docs/io.md). ``jitvision.data.Loader`` builds
+    these batches from a dataset.
+
+    A plain list of EncodedImages is not a batch: as in torchvision, a transform applies one draw to every image of
+    a list.
+    """
+
+    __slots__ = ("images",)
+
+    def __init__(self, images: Any) -> None:
+        images = list(images)
+        if not images:
+            raise ValueError("BatchedEncodedImages: expected at least one EncodedImage")
+        for position, image in enumerate(images):
+            if type(image) is not EncodedImage:
+                raise TypeError(
+                    f"BatchedEncodedImages: expected EncodedImage items, got {type(image).__name__} at {position}"
+                )
+        self.images = images
+
+    @classmethod
+    def from_files(
+        cls,
+        paths: Any,
+        mode: Any = ImageReadMode.RGB,
+        apply_exif_orientation: bool = False,
+        *,
+        max_dct_scale: int = 8,
+    ) -> BatchedEncodedImages:
+        return cls(
+            EncodedImage.from_file(path, mode, apply_exif_orientation, max_dct_scale=max_dct_scale) for path in paths
+        )
+
+    def __len__(self) -> int:
+        return len(self.images)
+
+    def __getitem__(self, index: int) -> EncodedImage:
+        return self.images[index]
+
+    def __iter__(self) -> Any:
+        return iter(self.images)
+
+    def __getstate__(self) -> dict:
+        return {"images": self.images}
+
+    def __setstate__(self, state: dict) -> None:
+        object.__setattr__(self, "images", state["images"])
+
+    def __repr__(self) -> str:
+        return f"BatchedEncodedImages({len(self.images)} images)"
