@@ -77,7 +77,7 @@ lint: $(STAMP)
 # The peers of `python -m jitvision bench` (the `bench` extra of pyproject.toml; listed here so that installing
 # them does not reinstall and rebuild jitvision itself). None of them may change torch. NVIDIA DALI (the CUDA 12
 # wheel; `bench --e2e` runs it on the CPU only) is large: `bench --e2e` reports its row as not installed without it.
-BENCH_DEPS := "albumentations==2.0.8" "kornia==0.9.*" scikit-image matplotlib timm "nvidia-dali-cuda120==2.4.0"
+BENCH_DEPS := "albumentations==2.0.8" "kornia==0.9.*" scikit-image matplotlib timm "nvidia-dali-cuda120==2.4.0" "spdl-core==0.8.*"
 
 # AlbumentationsX (AGPL-3.0; the maintained successor of albumentations) installs under the module name
 # `albumentations`, so `bench --per-transform` runs it in an environment of its own, in a process of its own

@@ -146,10 +146,15 @@ def _extensions():
         LIBRARY,
         sources,
         depends=sorted(glob.glob("jitvision/csrc/*.h")),
-        extra_compile_args=["-O3", "-Wno-psabi", "-ffp-contract=off"] + (["-O1", *_SANITIZE] if sanitize else []),
+        # -fopenmp: at::parallel_for is inlined into this library, and with torch's OpenMP backend it is a
+        # `#pragma omp parallel` that runs serially unless compiled with OpenMP. Linked with -fopenmp, the library
+        # needs libgomp.so.1, which resolves to the copy torch has already loaded (torch/lib/libgomp.so.1): one
+        # thread pool, the width torch.set_num_threads sets.
+        extra_compile_args=["-O3", "-Wno-psabi", "-ffp-contract=off", "-fopenmp"]
+        + (["-O1", *_SANITIZE] if sanitize else []),
         # No undefined symbol may remain (no Python symbol in particular); $ORIGIN/../../torch/lib finds the
         # installed torch wheel's libraries from site-packages/jitvision/lib when a C++ program loads it.
-        extra_link_args=["-Wl,--no-undefined", "-Wl,-rpath,$ORIGIN/../../torch/lib"]
+        extra_link_args=["-fopenmp", "-Wl,--no-undefined", "-Wl,-rpath,$ORIGIN/../../torch/lib"]
         + (_SANITIZE if sanitize else []),
         optional=True,
     )

@@ -33,6 +33,8 @@ TESTS = [
     "tests/transforms/test_augment_native.py",
     "tests/io/test_image.py",
     "tests/transforms/test_decode_fused.py",
+    "tests/transforms/test_decode_batch.py",
+    "tests/data/test_loader.py",
     "tests/fuzz/test_fuzz_decode.py",
 ]
 

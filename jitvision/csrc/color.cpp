@@ -31,6 +31,7 @@
 #endif
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #include <torch/library.h>
 
 #include "color_draw.h"
@@ -490,8 +491,11 @@ at::Tensor adjust_u8(const at::Tensor& image, const at::Tensor& factor, int64_t 
   const at::Tensor src = image.contiguous();
   at::Tensor out = at::empty(image.sizes(), image.options());
   const int64_t n = s.channels * s.plane;
-  for (int64_t r = 0; r < s.rows; ++r)
-    adjust_row(src.data_ptr<uint8_t>() + r * n, out.data_ptr<uint8_t>() + r * n, s, op, f[r], f_double);
+  // Rows are independent: parallel over them (the same result for any thread count).
+  at::parallel_for(0, s.rows, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r)
+      adjust_row(src.data_ptr<uint8_t>() + r * n, out.data_ptr<uint8_t>() + r * n, s, op, f[r], f_double);
+  });
   return out;
 }
 
@@ -536,11 +540,13 @@ at::Tensor color_jitter_u8(const at::Tensor& image, const at::Tensor& order, con
   const at::Tensor src = image.contiguous();
   at::Tensor out = at::empty(image.sizes(), image.options());
   const int64_t n = s.channels * s.plane;
-  for (int64_t r = 0; r < s.rows; ++r) {
-    const int64_t q = sets == 1 ? 0 : r;
-    jitter_row(src.data_ptr<uint8_t>() + r * n, out.data_ptr<uint8_t>() + r * n, s, ord.data_ptr<int64_t>() + q * 4,
-               fac.data_ptr<double>() + q * 4, present, f_double);
-  }
+  at::parallel_for(0, s.rows, 1, [&](int64_t begin, int64_t end) {  // rows are independent
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t q = sets == 1 ? 0 : r;
+      jitter_row(src.data_ptr<uint8_t>() + r * n, out.data_ptr<uint8_t>() + r * n, s,
+                 ord.data_ptr<int64_t>() + q * 4, fac.data_ptr<double>() + q * 4, present, f_double);
+    }
+  });
   return out;
 }
 
