@@ -275,7 +275,7 @@ def run(
         result["threads"] = threads(datas, thread_images, rounds)
     if "scaling" in parts:
         counts = list(range(1, (os.cpu_count() or 1) + 1))
-        result["scaling"] = scaling.run(paths, scaling.LOADERS, counts, loader_images, log)
+        result["scaling"] = scaling.run(paths, scaling.LOADERS, counts, loader_images, log, batch)
     return result
 
 

@@ -74,7 +74,7 @@ def _timed(batches: Any) -> Dict[str, Any]:
     }
 
 
-def _dataloader(name: str, paths: Sequence[str], images: int, workers: int) -> Any:
+def _dataloader(name: str, paths: Sequence[str], images: int, workers: int, batch: int) -> Any:
     from torch.utils.data import DataLoader
 
     from . import _e2e_common
@@ -82,24 +82,24 @@ def _dataloader(name: str, paths: Sequence[str], images: int, workers: int) -> A
 
     with open(paths[0], "rb") as f:
         variant = build(name, [f.read()])
-    loader = DataLoader(_e2e_common.Files(paths, images, variant.load), batch_size=BATCH, num_workers=workers,
+    loader = DataLoader(_e2e_common.Files(paths, images, variant.load), batch_size=batch, num_workers=workers,
                         collate_fn=variant.collate_fn)
     if variant.on_batch is None:
         return loader
     return (variant.on_batch(batch) for batch in loader)
 
 
-def _loader(paths: Sequence[str], images: int, threads: int) -> Any:
+def _loader(paths: Sequence[str], images: int, threads: int, batch: int) -> Any:
     from ..data import Loader
     from ..tv_tensors import EncodedImage
     from . import _e2e_common
     from ._e2e_variants import fused_pipeline
 
     dataset = _e2e_common.Files(paths, images, EncodedImage.from_file)
-    return Loader(dataset, transform=fused_pipeline(), batch_size=BATCH, num_threads=threads, shuffle=True)
+    return Loader(dataset, transform=fused_pipeline(), batch_size=batch, num_threads=threads, shuffle=True)
 
 
-def _spdl(paths: Sequence[str], images: int, threads: int) -> Any:
+def _spdl(paths: Sequence[str], images: int, threads: int, batch: int) -> Any:
     from spdl.pipeline import PipelineBuilder
 
     from ..tv_tensors import EncodedImage
@@ -111,7 +111,7 @@ def _spdl(paths: Sequence[str], images: int, threads: int) -> Any:
         PipelineBuilder()
         .add_source(sources)
         .pipe(lambda path: pipeline_fn(EncodedImage.from_file(path)), concurrency=threads)
-        .aggregate(BATCH)
+        .aggregate(batch)
         .pipe(torch.stack)
         .add_sink(3)
         .build(num_threads=threads)
@@ -124,27 +124,30 @@ def _spdl(paths: Sequence[str], images: int, threads: int) -> Any:
     return batches()
 
 
-def _dali(paths: Sequence[str], images: int, threads: int) -> Dict[str, Any]:
+def _dali(paths: Sequence[str], images: int, threads: int, batch: int) -> Dict[str, Any]:
     from ._e2e_variants import _import_dali, dali_rate
 
     before = _usage()
-    out = dali_rate(_import_dali(), paths, images, threads, BATCH)
+    out = dali_rate(_import_dali(), paths, images, threads, batch)
     after = _usage()
     out.update({"cpu_s_per_image": (after["cpu"] - before["cpu"]) / images, "peak_rss_mb": after["rss_mb"]})
     return out
 
 
-def measure_row(name: str, paths: Sequence[str], images: int, threads: int, epochs: int = 1) -> Dict[str, Any]:
+def measure_row(name: str, paths: Sequence[str], images: int, threads: int, batch: int = BATCH,
+                epochs: int = 1) -> Dict[str, Any]:
     """One loader at one thread count, in this process."""
     torch.set_num_threads(1)
     if name == "dali":
-        return _dali(paths, images, threads)
+        return _dali(paths, images, threads, batch)
     makers: Dict[str, Callable[[], Any]] = {
-        "jitvision-loader": lambda: _loader(paths, images, threads),
-        "spdl": lambda: _spdl(paths, images, threads),
+        "jitvision-loader": lambda: _loader(paths, images, threads, batch),
+        "spdl": lambda: _spdl(paths, images, threads, batch),
     }
-    make = makers.get(name, lambda: _dataloader(name, paths, images, threads))
+    make = makers.get(name, lambda: _dataloader(name, paths, images, threads, batch))
     row = _timed(make())
+    if name in makers:  # no worker processes
+        row.pop("workers_peak_rss_mb")
     if epochs > 1:
         loader = make()
         rss = []
@@ -152,19 +155,20 @@ def measure_row(name: str, paths: Sequence[str], images: int, threads: int, epoc
             for _ in loader:
                 pass
             rss.append(_current_rss_mb())
-        row["rss_growth_mb"] = rss[-1] - rss[0]
+        row["rss_growth_mb"] = rss[-1] - rss[0]  # from the end of the first epoch (its buffers made) to the last
         row["epochs"] = epochs
     return row
 
 
 def run(paths: Sequence[str], names: Sequence[str], thread_counts: Sequence[int], images: int,
-        log: Callable[[str], None]) -> Dict[str, Any]:
+        log: Callable[[str], None], batch: int = BATCH, epochs: int = EPOCHS) -> Dict[str, Any]:
     """Each loader at each count, each in its own process: ``{name: {count: row}}``."""
     out: Dict[str, Dict[str, Any]] = {name: {} for name in names}
     for count in thread_counts:
         for name in names:
-            epochs = EPOCHS if name == "jitvision-loader" and count == max(thread_counts) else 1
-            spec = {"name": name, "paths": list(paths), "images": images, "threads": count, "epochs": epochs}
+            passes = epochs if name == "jitvision-loader" and count == max(thread_counts) else 1
+            spec = {"name": name, "paths": list(paths), "images": images, "threads": count, "epochs": passes,
+                    "batch": batch}
             done = subprocess.run([sys.executable, "-m", "jitvision._bench.scaling", json.dumps(spec)],
                                   capture_output=True, text=True)
             if done.returncode != 0:
@@ -196,8 +200,8 @@ def format_markdown(result: Dict[str, Any]) -> str:
         one, most = _at(rows, counts[0]), _at(rows, counts[-1])
         cpu = " / ".join(f"{r['cpu_s_per_image'] * 1000:.2f}" if "cpu_s_per_image" in r else "-" for r in (one, most))
         first = f"{most['first_batch_s']:.2f}" if "first_batch_s" in most else "-"
-        rss = (f"{most['peak_rss_mb']:,.0f} + {most.get('workers_peak_rss_mb', 0):,.0f}" if "peak_rss_mb" in most
-               else "-")
+        workers = f" + {most['workers_peak_rss_mb']:,.0f}" if "workers_peak_rss_mb" in most else ""
+        rss = f"{most['peak_rss_mb']:,.0f}{workers}" if "peak_rss_mb" in most else "-"
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {cpu} | {first} | {rss} |")
         if "rss_growth_mb" in most:
             lines.append(f"| {name}: RSS growth over {most['epochs']} epochs | {most['rss_growth_mb']:+.1f} MB |")
@@ -206,7 +210,8 @@ def format_markdown(result: Dict[str, Any]) -> str:
 
 def _main(argv: List[str]) -> int:
     spec = json.loads(argv[0])
-    row = measure_row(spec["name"], spec["paths"], spec["images"], spec["threads"], spec.get("epochs", 1))
+    row = measure_row(spec["name"], spec["paths"], spec["images"], spec["threads"], spec.get("batch", BATCH),
+                      spec.get("epochs", 1))
     print(json.dumps(row))
     return 0
 
