@@ -33,6 +33,7 @@ from ..tv_tensors import BatchedImages
 from ..tv_tensors._encoded import BatchedEncodedImages, EncodedImage
 from . import functional as F
 from ._decode_fused import (
+    Geometry,
     _decode_whole,
     _fused_image,
     _region_decodable,
@@ -76,6 +77,7 @@ class _Prefix:
         self.lead = transforms[0] if transforms and stage_of(transforms[0]) in DECODE_LEADS else None
         self.consumed = 0
         self.params: List[Optional[Dict[str, Any]]] = [None] * len(images)
+        self.geometries: List[Optional[Geometry]] = [None] * len(images)
         self.flip: Optional[torch.Tensor] = None
         self.flip_step: Any = None
         self.window: Optional[List[int]] = None
@@ -87,8 +89,9 @@ class _Prefix:
         if self.lead is None:
             return
         stage = stage_of(self.lead)
-        # One draw per image, in order, before anything is decoded.
+        # One draw per image, in order, before anything is decoded; what each keeps follows from it.
         self.params = [lead_params(self.lead, image) for image in images]
+        self.geometries = [lead_geometry(self.lead, *image.canvas_size, p) for image, p in zip(images, self.params)]
         self.consumed = 1
         self.resizing = stage in _RESIZING
         self.native_resize = not self.resizing or bilinear_antialiased(self.lead)
@@ -110,7 +113,7 @@ class _Prefix:
                 self.to_float = True
                 self.consumed = tail.end
 
-    def out_size(self, image: EncodedImage, params: Optional[Dict[str, Any]]) -> List[int]:
+    def out_size(self, index: int, image: EncodedImage) -> List[int]:
         """The size of ``image``'s row."""
         if self.window is not None:
             return self.window
@@ -118,10 +121,9 @@ class _Prefix:
             return list(image.canvas_size)
         if not self.resizing:
             return list(self.lead.size)  # a crop: its size, padded or not
-        geometry = lead_geometry(self.lead, *image.canvas_size, params)
-        return geometry.out_size
+        return self.geometries[index].out_size
 
-    def plan_row(self, image: EncodedImage, params: Optional[Dict[str, Any]], out_size: List[int]) -> List[int]:
+    def plan_row(self, index: int, image: EncodedImage, out_size: List[int]) -> List[int]:
         """``image``'s row of the native plan (see csrc/decode_batch.cpp)."""
         row = [_NOT_NATIVE] + [0] * (_COLUMNS - 1)
         if not self.native_resize or image.mode not in _CHANNELS:
@@ -130,7 +132,7 @@ class _Prefix:
         if self.lead is None:  # the whole image, as decode() gives it (read to its end, turned by its orientation)
             geometry_box, resized = [0, 0, height, width], out_size
         else:
-            geometry = lead_geometry(self.lead, height, width, params)
+            geometry = self.geometries[index]
             if geometry is None:
                 return row  # a crop that pads
             geometry_box, resized = geometry.box, geometry.out_size
@@ -193,7 +195,7 @@ def decode_encoded_batch(
         raise ValueError(f"{owner}: the images of a batch must share one mode, got {sorted(m.name for m in modes)}")
     channels = _CHANNELS.get(images[0].mode)
     prefix = _Prefix(transforms, images, channels)
-    sizes = [prefix.out_size(image, params) for image, params in zip(images, prefix.params)]
+    sizes = [prefix.out_size(index, image) for index, image in enumerate(images)]
     if any(size != sizes[0] for size in sizes):
         distinct = sorted({tuple(size) for size in sizes})
         raise ValueError(
@@ -205,7 +207,7 @@ def decode_encoded_batch(
         return _stack_single(transforms, prefix, images, owner, on_error)
     dtype = torch.float32 if prefix.to_float else torch.uint8
     out = torch.empty([len(images), channels, *sizes[0]], dtype=dtype, pin_memory=pin_memory)
-    plan = torch.tensor([prefix.plan_row(image, p, sizes[0]) for image, p in zip(images, prefix.params)])
+    plan = torch.tensor([prefix.plan_row(index, image, sizes[0]) for index, image in enumerate(images)])
     if _native.DECODE_BATCH:
         status = torch.ops.jitvision_native.decode_batch_into.default(
             [image.data for image in images], plan, images[0].mode.value, prefix.flip, prefix.mean, prefix.std,
