@@ -7,8 +7,9 @@ As torchvision: called on ``(images, labels)`` (or a sample whose labels ``label
 for the whole batch. Given a ``BatchedImages``/``BatchedVideos``, each sample draws its own lambda (and box).
 
 The lambda and the box are tensors (the box mixes through a mask), so a compiled MixUp/CutMix is one graph and
-stays random. TorchScript: the scripted class takes the plain batch and the labels as two arguments and returns
-both, ``images, labels = torch.jit.script(MixUp(num_classes=10))(images, labels)`` (its exported
+stays random. TorchScript: the scripted class takes the plain batch and the labels as two arguments or as one
+tuple, as torchvision's, and returns both, ``images, labels = torch.jit.script(MixUp(num_classes=10))(images,
+labels)`` or ``(...)((images, labels))`` (its exported
 ``mix(images, labels)`` is the same), with the draw eager code makes for a plain ``(images, labels)`` tuple, so a
 seed gives the same result in both.
 """
@@ -144,18 +145,28 @@ class _MixTransform(Transform):
         return self._mix_images(inpt, params)
 
     def forward(
-        self, inpt: torch.Tensor, labels: Optional[torch.Tensor] = None
+        self,
+        inpt: Union[torch.Tensor, Tuple[torch.Tensor, torch.Tensor]],
+        labels: Optional[torch.Tensor] = None,
     ) -> Tuple[torch.Tensor, torch.Tensor]:
         """``(images, labels)`` mixed. In Python ``inpt`` is any sample (``t(images, labels)`` packs the two into a
-        tuple, as torchvision's); scripted, the module is called ``t(images, labels)`` on a plain batch and returns
-        the mixed pair (the same as ``t.mix(images, labels)``)."""
+        tuple, as torchvision's); scripted, the module takes a plain batch and its labels as two arguments or as one
+        ``(images, labels)`` tuple, as torchvision's calls do, and returns the mixed pair (``t.mix(images, labels)``).
+        The ``Union`` is what lets the script compiler accept both calls on the one ``forward``."""
         if torch.jit.is_scripting():
-            if labels is None:
+            if isinstance(inpt, torch.Tensor):
+                if labels is None:
+                    raise ValueError(
+                        self._owner() + ": a scripted " + self._owner() + " is called with (images, labels) and "
+                        "returns both; it got no labels"
+                    )
+                return self.mix(inpt, labels)
+            if labels is not None:
                 raise ValueError(
-                    self._owner() + ": a scripted " + self._owner() + " is called with (images, labels) and returns "
-                    "both; it got no labels"
+                    self._owner() + ": a scripted " + self._owner() + " takes (images, labels) as one tuple or as "
+                    "two arguments, not a tuple and labels"
                 )
-            return self.mix(inpt, labels)
+            return self.mix(inpt[0], inpt[1])
         return self._mix_sample(inpt if labels is None else (inpt, labels))
 
     @torch.jit.export

@@ -126,6 +126,26 @@ def test_scripted_mix_takes_images_and_labels_like_eager(cls_name, labels_kind, 
 
 
 @pytest.mark.parametrize("cls_name", ["MixUp", "CutMix"])
+def test_mix_takes_the_one_tuple_call_in_every_mode(cls_name, tmp_path):
+    # torchvision's two calls, t(images, labels) and t((images, labels)), on the class, the scripted class saved and
+    # loaded, and the exported program: one result for a seed.
+    images, labels = torch.rand(4, 3, 12, 14), torch.randint(0, 5, (4,))
+    transform = getattr(T, cls_name)(num_classes=5)
+    loaded = script_roundtrip(transform, tmp_path)
+    program = torch.export.export(transform, ((images, labels),)).module()
+    torch.manual_seed(5)
+    expected = transform(images, labels)
+    for call in (transform, loaded, program):
+        torch.manual_seed(5)
+        out = call((images, labels))
+        assert isinstance(out, tuple) and len(out) == 2
+        torch.testing.assert_close(out[0], expected[0])
+        torch.testing.assert_close(out[1], expected[1])
+    with pytest.raises(Exception, match=f"{cls_name}: a scripted {cls_name} takes \\(images, labels\\) as one tuple"):
+        loaded((images, labels), labels)
+
+
+@pytest.mark.parametrize("cls_name", ["MixUp", "CutMix"])
 def test_mix_per_sample_on_batch_types(cls_name):
     images, labels = torch.rand(6, 3, 16, 16), torch.randint(0, 4, (6,))
     factory = getattr(T, cls_name)
