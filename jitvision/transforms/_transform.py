@@ -301,17 +301,29 @@ class Transform(nn.Module):
     @torch.jit.unused
     def _needs_transform_list(self, flat_inputs: List[Any]) -> List[bool]:
         # torchvision's rule: without an image or video in the sample, the first pure tensor is the image and
-        # later pure tensors (labels, ...) pass through; with one, every pure tensor passes through.
+        # later pure tensors (labels, ...) pass through; with one, every pure tensor passes through. A pure tensor
+        # of fewer than two dimensions cannot be an image [..., H, W]: it passes through, so a sample of boxes and
+        # labels transforms its boxes on their canvas_size (torchvision flips such labels as an image, reversing
+        # them against their boxes, and its other transforms fail on them), unless nothing else in the sample is
+        # transformed, where it stays the image and the kernel says what rank it expects.
         transform_pure_tensor = not self._pure_tensors_pass and not any(is_image_like(inpt) for inpt in flat_inputs)
-        needs = []
+        needs: List[bool] = []
+        first_low_rank = -1
         for inpt in flat_inputs:
             if not isinstance(inpt, self._transformed_types):
                 needs.append(False)
             elif is_pure_tensor(inpt):
-                needs.append(transform_pure_tensor)
-                transform_pure_tensor = False
+                if transform_pure_tensor and inpt.ndim < 2:
+                    if first_low_rank < 0:
+                        first_low_rank = len(needs)
+                    needs.append(False)
+                else:
+                    needs.append(transform_pure_tensor)
+                    transform_pure_tensor = False
             else:
                 needs.append(self._supports(type(inpt)))
+        if transform_pure_tensor and first_low_rank >= 0 and not any(needs):
+            needs[first_low_rank] = True
         return needs
 
     @torch.jit.unused
