@@ -243,7 +243,8 @@ class MixUp(_MixTransform):
         if not images.is_floating_point():
             lam = rows_view(params["lam"], images).to(torch.float32)
             return (images.roll(1, 0) * (1.0 - lam) + images * lam).to(images.dtype)
-        if is_tracing():  # the compiler fuses the roll into the blend's one loop
+        if is_tracing() or images.requires_grad:
+            # Traced, the compiler fuses the roll into the blend's one loop; autograd does not take out= writes.
             return torch.lerp(images.roll(1, 0), images, rows_view(params["lam"], images).to(images.dtype))
         return _blend_with_previous(images, params["lam"])
 

@@ -282,3 +282,14 @@ def test_mix_writes_the_batch_once(cls_name, mode, tmp_path):
     params = transform.make_params([images])
     expected, _ = _reference(cls_name, params, images, labels, 5)
     torch.testing.assert_close(mixed, expected, rtol=0, atol=1e-6)
+
+
+def test_mixup_blend_keeps_autograd():
+    # The one-pass blend writes into a preallocated output; an input that requires grad takes the out-of-place form.
+    images, labels = torch.rand(4, 3, 8, 8, requires_grad=True), torch.randint(0, 5, (4,))
+    torch.manual_seed(0)
+    mixed, _ = T.MixUp(num_classes=5)(images, labels)
+    mixed.sum().backward()
+    torch.testing.assert_close(images.grad, torch.ones_like(images))
+    torch.manual_seed(0)
+    torch.testing.assert_close(mixed.detach(), T.MixUp(num_classes=5)(images.detach(), labels)[0], rtol=0, atol=0)
