@@ -302,28 +302,23 @@ class Transform(nn.Module):
     def _needs_transform_list(self, flat_inputs: List[Any]) -> List[bool]:
         # torchvision's rule: without an image or video in the sample, the first pure tensor is the image and
         # later pure tensors (labels, ...) pass through; with one, every pure tensor passes through. A pure tensor
-        # of fewer than two dimensions cannot be an image [..., H, W]: it passes through, so a sample of boxes and
-        # labels transforms its boxes on their canvas_size (torchvision flips such labels as an image, reversing
-        # them against their boxes, and its other transforms fail on them), unless nothing else in the sample is
-        # transformed, where it stays the image and the kernel says what rank it expects.
+        # below 2 dimensions is no image [..., H, W]: boxes + labels transform the boxes on their canvas (torchvision
+        # reverses such labels as an image), unless nothing else is transformed (then the kernel names the rank).
         transform_pure_tensor = not self._pure_tensors_pass and not any(is_image_like(inpt) for inpt in flat_inputs)
         needs: List[bool] = []
-        first_low_rank = -1
+        low_rank: List[int] = []
         for inpt in flat_inputs:
             if not isinstance(inpt, self._transformed_types):
                 needs.append(False)
             elif is_pure_tensor(inpt):
                 if transform_pure_tensor and inpt.ndim < 2:
-                    if first_low_rank < 0:
-                        first_low_rank = len(needs)
-                    needs.append(False)
-                else:
-                    needs.append(transform_pure_tensor)
-                    transform_pure_tensor = False
+                    low_rank.append(len(needs))
+                needs.append(transform_pure_tensor and inpt.ndim >= 2)
+                transform_pure_tensor = transform_pure_tensor and inpt.ndim < 2
             else:
                 needs.append(self._supports(type(inpt)))
-        if transform_pure_tensor and first_low_rank >= 0 and not any(needs):
-            needs[first_low_rank] = True
+        if transform_pure_tensor and low_rank and not any(needs):
+            needs[low_rank[0]] = True
         return needs
 
     @torch.jit.unused
