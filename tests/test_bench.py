@@ -112,6 +112,7 @@ def test_plot_writes_a_png(tmp_path):
 
 from jitvision._bench import _peer_process, _photos, _rows, _timing, per_transform  # noqa: E402
 from jitvision._bench import batch as batch_job  # noqa: E402
+from jitvision._bench import mix as mix_job  # noqa: E402
 
 TINY = [_photos._synthetic(24, 32, 0), _photos._synthetic(30, 20, 1), _photos._synthetic(24, 32, 2)]
 
@@ -294,7 +295,20 @@ def test_batch_variants_return_a_float_batch_or_say_why():
 
 def test_main_batch_quick(capsys):
     assert bench.main(["--batch", "--quick"]) == 0
-    assert "| jitvision loop | eager |" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "| jitvision loop | eager |" in out
+    assert "| MixUp |" in out and "| CutMix |" in out
+
+
+def test_batch_job_times_mixup_and_cutmix_against_torchvision():
+    rows = mix_job.run(shape=(4, 3, 24, 20), min_run_time=0.01, rounds=1)
+    assert [row["op"] for row in rows] == list(mix_job.OPS)
+    for row in rows:
+        assert row["jitvision_ms"] > 0 and row["torchvision_ms"] > 0, row
+        assert row["vs_torchvision"] == pytest.approx(row["torchvision_ms"] / row["jitvision_ms"])
+    table = mix_job.format_markdown(rows, (4, 3, 24, 20)).splitlines()
+    assert "| op | jitvision ms | torchvision ms | x torchvision |" in table
+    assert sum(line.startswith("| MixUp |") or line.startswith("| CutMix |") for line in table) == 2
 
 
 def test_detection_job_runs_compose_only():

@@ -18,6 +18,9 @@ per image. Every variant returns a [64, 3, 224, 224] float32 batch:
 
 Ratios: time of the loop of jitvision's single-sample Compose / time of the variant, and kornia's time / time of
 the variant (above 1: the variant is faster).
+
+A second table times the batch-level mixing ops, MixUp, CutMix and the classification recipe's choice of the two,
+jitvision against torchvision (``jitvision._bench.mix``).
 """
 
 import warnings
@@ -25,6 +28,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
+from . import mix
 from ._cli import installed, library_versions, log, write_json
 from ._rows import MEAN, STD
 from ._timing import (
@@ -264,11 +268,24 @@ def main(args: Any) -> int:
         variants = [v for v in variants if v[1] == "eager"]
         min_run_time, rounds, shape, crop = min(min_run_time, 0.05), min(rounds, 2), (4, 3, 64, 64), 48
     rows = run(variants, shape, crop, min_run_time, rounds, backend=args.compile_backend, log=log)
+    mix_shape = mix.SHAPE if not args.quick else (4, 3, 32, 32)
+    mix_rows = mix.run(shape=mix_shape, min_run_time=min_run_time, rounds=rounds, log=log)
     found = library_versions()
     print(
         f"batch {list(shape)} uint8 -> [{shape[0]}, {shape[1]}, {crop}, {crop}] float32, 1 thread, best of {rounds} "
         "interleaved rounds; " + installed(found)
     )
     print(format_markdown(rows))
-    write_json(args.json, {"threads": 1, "shape": list(shape), "versions": found, "rows": rows})
+    print()
+    print(mix.format_markdown(mix_rows, mix_shape))
+    write_json(
+        args.json,
+        {
+            "threads": 1,
+            "shape": list(shape),
+            "versions": found,
+            "rows": rows,
+            "mix": {"shape": list(mix_shape), "rows": mix_rows},
+        },
+    )
     return 0

@@ -154,9 +154,7 @@ class RandomErasing(RandomApplyTransform):
                 out = image.clone()
                 out[..., i : i + h, j : j + w].fill_(int(fill))
                 return out
-        fill_tensor = self._fill(image, False)
-        if value is None:
-            fill_tensor = fill_tensor[..., i : i + h, j : j + w]
+        fill_tensor = self._region_noise(image, h, w) if value is None else self._fill(image, False)
         return erase_image(image, i, j, h, w, fill_tensor, inplace=self.inplace)
 
     def _boxes(self, shape: List[int], height: int, width: int, device: torch.device) -> torch.Tensor:
@@ -246,6 +244,13 @@ class RandomErasing(RandomApplyTransform):
             )
         return torch.tensor(value, dtype=torch.float32, device=image.device).view(-1, 1, 1)
 
+    def _region_noise(self, image: torch.Tensor, h: int, w: int) -> torch.Tensor:
+        """``"random"``'s noise for one sample with a known box: torchvision's ``[C, h, w]`` draw, the one
+        ``make_params`` makes, so a plain tensor, a tv_tensor and a sample in a container erase with the same values
+        for a seed (noise the size of the image, then cut, would consume another stretch of the stream)."""
+        channels = image.shape[-3] if image.ndim >= 3 else 1
+        return normal_like(torch.empty([channels, h, w], device=image.device), self._rng(), torch.float32)
+
     def _apply(self, inpt: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
         box = params["box"]
         if not is_tracing() and box.ndim == 1:  # eager and scripted, one sample: a slice assignment
@@ -255,9 +260,7 @@ class RandomErasing(RandomApplyTransform):
                 i, j, h, w = box.tolist()
             if h == 0:
                 return inpt
-            fill = self._fill(inpt, False)
-            if self.value is None:
-                fill = fill[..., i : i + h, j : j + w]
+            fill = self._region_noise(inpt, h, w) if self.value is None else self._fill(inpt, False)
             return F.erase(inpt, i, j, h, w, fill, inplace=self.inplace)
         return self._erase_traced(inpt, box, None)
 

@@ -7,8 +7,9 @@ As torchvision: called on ``(images, labels)`` (or a sample whose labels ``label
 for the whole batch. Given a ``BatchedImages``/``BatchedVideos``, each sample draws its own lambda (and box).
 
 The lambda and the box are tensors (the box mixes through a mask), so a compiled MixUp/CutMix is one graph and
-stays random. TorchScript: the scripted class takes the plain batch and the labels as two arguments and returns
-both, ``images, labels = torch.jit.script(MixUp(num_classes=10))(images, labels)`` (its exported
+stays random. TorchScript: the scripted class takes the plain batch and the labels as two arguments or as one
+tuple, as torchvision's, and returns both, ``images, labels = torch.jit.script(MixUp(num_classes=10))(images,
+labels)`` or ``(...)((images, labels))`` (its exported
 ``mix(images, labels)`` is the same), with the draw eager code makes for a plain ``(images, labels)`` tuple, so a
 seed gives the same result in both.
 """
@@ -144,18 +145,28 @@ class _MixTransform(Transform):
         return self._mix_images(inpt, params)
 
     def forward(
-        self, inpt: torch.Tensor, labels: Optional[torch.Tensor] = None
+        self,
+        inpt: Union[torch.Tensor, Tuple[torch.Tensor, torch.Tensor]],
+        labels: Optional[torch.Tensor] = None,
     ) -> Tuple[torch.Tensor, torch.Tensor]:
         """``(images, labels)`` mixed. In Python ``inpt`` is any sample (``t(images, labels)`` packs the two into a
-        tuple, as torchvision's); scripted, the module is called ``t(images, labels)`` on a plain batch and returns
-        the mixed pair (the same as ``t.mix(images, labels)``)."""
+        tuple, as torchvision's); scripted, the module takes a plain batch and its labels as two arguments or as one
+        ``(images, labels)`` tuple, as torchvision's calls do, and returns the mixed pair (``t.mix(images, labels)``).
+        The ``Union`` is what lets the script compiler accept both calls on the one ``forward``."""
         if torch.jit.is_scripting():
-            if labels is None:
+            if isinstance(inpt, torch.Tensor):
+                if labels is None:
+                    raise ValueError(
+                        self._owner() + ": a scripted " + self._owner() + " is called with (images, labels) and "
+                        "returns both; it got no labels"
+                    )
+                return self.mix(inpt, labels)
+            if labels is not None:
                 raise ValueError(
-                    self._owner() + ": a scripted " + self._owner() + " is called with (images, labels) and returns "
-                    "both; it got no labels"
+                    self._owner() + ": a scripted " + self._owner() + " takes (images, labels) as one tuple or as "
+                    "two arguments, not a tuple and labels"
                 )
-            return self.mix(inpt, labels)
+            return self.mix(inpt[0], inpt[1])
         return self._mix_sample(inpt if labels is None else (inpt, labels))
 
     @torch.jit.export
@@ -229,10 +240,36 @@ class MixUp(_MixTransform):
         return {"lam": self._lambdas(shape, device)}
 
     def _mix_images(self, images: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        dtype = images.dtype if images.is_floating_point() else torch.float32
-        lam = rows_view(params["lam"], images).to(dtype)
-        out = images.roll(1, 0) * (1.0 - lam) + images * lam
-        return out if images.is_floating_point() else out.to(images.dtype)
+        if not images.is_floating_point():
+            lam = rows_view(params["lam"], images).to(torch.float32)
+            return (images.roll(1, 0) * (1.0 - lam) + images * lam).to(images.dtype)
+        if is_tracing() or images.requires_grad:
+            # Traced, the compiler fuses the roll into the blend's one loop; autograd does not take out= writes.
+            return torch.lerp(images.roll(1, 0), images, rows_view(params["lam"], images).to(images.dtype))
+        return _blend_with_previous(images, params["lam"])
+
+
+def _blend_with_previous(images: torch.Tensor, lam: torch.Tensor) -> torch.Tensor:
+    """``lam * images + (1 - lam) * images.roll(1, 0)`` (float images) in one pass that reads the two images and writes
+    the output: a ``lerp`` from each row's predecessor into a preallocated output, no rolled copy and no
+    temporaries (each fresh full-size buffer costs its page faults as well as its pass). A one-sample lambda on the CPU
+    is passed as a number: ``lerp`` with a scalar weight runs the vectorised loop."""
+    out = torch.empty_like(images)
+    if images.shape[0] == 0:
+        return out
+    if lam.ndim == 0 and images.device.type == "cpu":
+        weight = float(lam.item())
+        torch.lerp(images[:-1], images[1:], weight, out=out[1:])
+        torch.lerp(images[-1:], images[:1], weight, out=out[:1])
+        return out
+    weights = rows_view(lam, images).to(images.dtype)
+    if weights.ndim == 0:
+        torch.lerp(images[:-1], images[1:], weights, out=out[1:])
+        torch.lerp(images[-1:], images[:1], weights, out=out[:1])
+    else:
+        torch.lerp(images[:-1], images[1:], weights[1:], out=out[1:])
+        torch.lerp(images[-1:], images[:1], weights[:1], out=out[:1])
+    return out
 
 
 class CutMix(_MixTransform):
@@ -262,7 +299,19 @@ class CutMix(_MixTransform):
         return {"lam": lam_adjusted, "box": box}
 
     def _mix_images(self, images: torch.Tensor, params: Dict[str, torch.Tensor]) -> torch.Tensor:
-        mask = box_mask(params["box"], images.shape[-2], images.shape[-1], images.ndim)
+        box = params["box"]
+        if box.ndim == 1 and not is_tracing():
+            # One box for the batch (eager, scripted): a copy of the batch and the box pasted from each row's
+            # predecessor, where the mask and select would read both images over the whole canvas.
+            i, j, h, w = int(box[0]), int(box[1]), int(box[2]), int(box[3])
+            out = images.clone()
+            if images.shape[0] > 0 and h > 0 and w > 0:
+                region = out.narrow(-2, i, h).narrow(-1, j, w)
+                source = images.narrow(-2, i, h).narrow(-1, j, w)
+                region[1:].copy_(source[:-1])
+                region[:1].copy_(source[-1:])
+            return out
+        mask = box_mask(box, images.shape[-2], images.shape[-1], images.ndim)
         return torch.where(mask, images.roll(1, 0), images)
 
 

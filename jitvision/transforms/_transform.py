@@ -304,17 +304,24 @@ class Transform(nn.Module):
     @torch.jit.unused
     def _needs_transform_list(self, flat_inputs: List[Any]) -> List[bool]:
         # torchvision's rule: without an image or video in the sample, the first pure tensor is the image and
-        # later pure tensors (labels, ...) pass through; with one, every pure tensor passes through.
+        # later pure tensors (labels, ...) pass through; with one, every pure tensor passes through. A pure tensor
+        # below 2 dimensions is no image [..., H, W]: boxes + labels transform the boxes on their canvas (torchvision
+        # reverses such labels as an image), unless nothing else is transformed (then the kernel names the rank).
         transform_pure_tensor = not self._pure_tensors_pass and not any(is_image_like(inpt) for inpt in flat_inputs)
-        needs = []
+        needs: List[bool] = []
+        low_rank: List[int] = []
         for inpt in flat_inputs:
             if not isinstance(inpt, self._transformed_types):
                 needs.append(False)
             elif is_pure_tensor(inpt):
-                needs.append(transform_pure_tensor)
-                transform_pure_tensor = False
+                if transform_pure_tensor and inpt.ndim < 2:
+                    low_rank.append(len(needs))
+                needs.append(transform_pure_tensor and inpt.ndim >= 2)
+                transform_pure_tensor = transform_pure_tensor and inpt.ndim < 2
             else:
                 needs.append(self._supports(type(inpt)))
+        if transform_pure_tensor and low_rank and not any(needs):
+            needs[low_rank[0]] = True
         return needs
 
     @torch.jit.unused

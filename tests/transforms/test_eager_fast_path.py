@@ -6,6 +6,7 @@ import pytest
 import torch
 
 import jitvision.transforms as T
+import jitvision.transforms.functional as F
 
 CASES = [
     lambda: T.RandomCrop(20),
@@ -183,10 +184,11 @@ def test_pad_fast_path_is_one_call_of_the_native_op(monkeypatch):
     assert calls == []
 
 
-def test_random_erasing_random_value_fast_path_equals_the_batch_route():
-    # value="random": make_params draws torchvision's noise, [C, h, w] for the box, while the tensor path (the fast
-    # path, and forward_batch's per-row route) draws noise laid out like the whole image and erases with the box's
-    # part of it, so the graph's shapes never depend on the box. The fast path is checked against that route.
+def test_random_erasing_random_value_fast_path_equals_the_sample_route():
+    # value="random": one sample's eager paths (the fast path on a plain tensor, a sample in a container) and
+    # make_params all draw torchvision's [C, h, w] noise for the box, so the values and the RNG stream after the
+    # call are the same. (The per-row batch route and the traced form draw noise the size of the image, so that
+    # the graph's shapes never depend on the box.)
     transform = T.RandomErasing(1.0, value="random")
     base = torch.randint(0, 256, (3, 50, 60), dtype=torch.uint8)
     channels_last = base[None].permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)[0]
@@ -196,7 +198,12 @@ def test_random_erasing_random_value_fast_path_equals_the_batch_route():
             fast = transform(image)
             after_fast = torch.rand(4)
             torch.manual_seed(seed)
-            rows = transform.transform_batch(image[None], transform.make_batch_params([image], 1))
+            routed = transform({"image": image})["image"]
             assert torch.equal(torch.rand(4), after_fast), seed
-            assert torch.equal(fast, rows[0]), seed
+            assert torch.equal(fast, routed), seed
+            torch.manual_seed(seed)
+            params = transform.make_params([image])
+            assert torch.equal(torch.rand(4), after_fast), seed
+            expected = F.erase(image, params["i"], params["j"], params["h"], params["w"], params["v"])
+            assert torch.equal(fast, expected), seed
             assert not torch.equal(fast, image)

@@ -18,6 +18,7 @@ from tests.helpers import (
     make_boxes,
     make_image,
     make_mask,
+    script_roundtrip,
     to_torchvision,
 )
 from tests.transforms.random_checks import assert_batch_rows_match_single, assert_modes
@@ -221,3 +222,27 @@ def test_random_erasing_eager_draw_equals_the_tensor_draw():
             "box": transform._boxes([], h, w, torch.device("cpu")),
         }
         assert torch.equal(eager["box"], traced["box"]) and torch.equal(eager["apply"], traced["apply"]), seed
+
+
+def test_random_erasing_random_value_is_one_draw_whatever_the_container(tmp_path):
+    # value="random" erases with torchvision's [C, h, w] noise on every eager path and the scripted class, so a seed
+    # gives one result for a plain tensor, an Image, a list, a dict, and what make_params says
+    transform = T.RandomErasing(p=1.0, value="random")
+    image = torch.rand(3, 32, 32)
+    outputs = []
+    for call in (
+        lambda: transform(image),
+        lambda: transform(tv_tensors.Image(image)),
+        lambda: transform([image])[0],
+        lambda: transform({"image": image, "label": 3})["image"],
+        lambda: script_roundtrip(transform, tmp_path)(image),
+    ):
+        torch.manual_seed(3)
+        outputs.append(call())
+    for out in outputs[1:]:
+        torch.testing.assert_close(out.as_subclass(torch.Tensor), outputs[0], rtol=0, atol=0)
+    torch.manual_seed(3)
+    params = transform.make_params([image])
+    assert list(params["v"].shape) == [3, params["h"], params["w"]]
+    expected = F.erase(image, params["i"], params["j"], params["h"], params["w"], params["v"])
+    torch.testing.assert_close(outputs[0], expected, rtol=0, atol=0)

@@ -149,3 +149,35 @@ def test_wrong_rank_is_rejected(ours, _theirs, _cls):
 def test_invalid_probability_is_rejected():
     with pytest.raises(ValueError, match="RandomHorizontalFlip"):
         T.RandomHorizontalFlip(p=1.5)
+
+
+def _boxes_and_labels():
+    boxes = tv_tensors.BoundingBoxes(
+        torch.tensor([[1.0, 2.0, 5.0, 6.0], [0.0, 0.0, 1.0, 1.0]]), format="XYXY", canvas_size=(10, 20)
+    )
+    return {"boxes": boxes, "labels": torch.tensor([1, 2])}
+
+
+@pytest.mark.parametrize("cls_name", ["RandomHorizontalFlip", "RandomVerticalFlip"])
+@pytest.mark.parametrize("p", [1.0, 0.5])
+def test_flip_of_boxes_without_an_image_uses_their_canvas(cls_name, p):
+    # A detection sample with no image: the boxes flip on their canvas_size, as torchvision's, in eager and compiled
+    # alike; the 1-D labels are no image and stay in their boxes' order.
+    transform = getattr(T, cls_name)(p=p)
+    flip = tv_functional.horizontal_flip if cls_name == "RandomHorizontalFlip" else tv_functional.vertical_flip
+    expected = flip(to_torchvision(_boxes_and_labels()["boxes"]))
+    compiled = torch.compile(transform, fullgraph=True, backend="eager")
+    for call in (transform, compiled):
+        for seed in range(4):
+            sample = _boxes_and_labels()
+            torch.manual_seed(seed)
+            out = call(sample)
+            flipped = not torch.equal(out["boxes"].as_subclass(torch.Tensor), sample["boxes"].as_subclass(torch.Tensor))
+            assert flipped or p < 1
+            if flipped:
+                torch.testing.assert_close(out["boxes"].as_subclass(torch.Tensor), expected.as_subclass(torch.Tensor))
+            assert isinstance(out["boxes"], tv_tensors.BoundingBoxes) and out["boxes"].canvas_size == (10, 20)
+            assert torch.equal(out["labels"], torch.tensor([1, 2]))
+    # A lone 1-D tensor is still taken as the image, and refused with the rank the kernel expects.
+    with pytest.raises(ValueError, match="at least 2 dimensions"):
+        transform.__class__(p=1.0)([torch.tensor([1, 2])])

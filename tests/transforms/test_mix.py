@@ -4,6 +4,7 @@ import pytest
 import torch
 import torchvision.transforms.v2 as tv_transforms
 import torchvision.transforms.v2.functional as tv_functional
+from torch.utils._python_dispatch import TorchDispatchMode
 
 import jitvision.transforms as T
 import jitvision.transforms.functional as F
@@ -126,6 +127,26 @@ def test_scripted_mix_takes_images_and_labels_like_eager(cls_name, labels_kind, 
 
 
 @pytest.mark.parametrize("cls_name", ["MixUp", "CutMix"])
+def test_mix_takes_the_one_tuple_call_in_every_mode(cls_name, tmp_path):
+    # torchvision's two calls, t(images, labels) and t((images, labels)), on the class, the scripted class saved and
+    # loaded, and the exported program: one result for a seed.
+    images, labels = torch.rand(4, 3, 12, 14), torch.randint(0, 5, (4,))
+    transform = getattr(T, cls_name)(num_classes=5)
+    loaded = script_roundtrip(transform, tmp_path)
+    program = torch.export.export(transform, ((images, labels),)).module()
+    torch.manual_seed(5)
+    expected = transform(images, labels)
+    for call in (transform, loaded, program):
+        torch.manual_seed(5)
+        out = call((images, labels))
+        assert isinstance(out, tuple) and len(out) == 2
+        torch.testing.assert_close(out[0], expected[0])
+        torch.testing.assert_close(out[1], expected[1])
+    with pytest.raises(Exception, match=f"{cls_name}: a scripted {cls_name} takes \\(images, labels\\) as one tuple"):
+        loaded((images, labels), labels)
+
+
+@pytest.mark.parametrize("cls_name", ["MixUp", "CutMix"])
 def test_mix_per_sample_on_batch_types(cls_name):
     images, labels = torch.rand(6, 3, 16, 16), torch.randint(0, 4, (6,))
     factory = getattr(T, cls_name)
@@ -228,3 +249,47 @@ def test_uniform_temporal_subsample_bad_input():
         F.uniform_temporal_subsample(make_image(), 2)
     with pytest.raises(ValueError, match="UniformTemporalSubsample"):
         T.UniformTemporalSubsample(0)
+
+
+class _FullSizeWrites(TorchDispatchMode):
+    """Counts the ops that write a tensor as large as the batch (each a full pass, and a fresh buffer for most)."""
+
+    def __init__(self, numel: int) -> None:
+        super().__init__()
+        self.numel, self.ops = numel, []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if isinstance(out, torch.Tensor) and out.numel() >= self.numel:
+            self.ops.append(str(func))
+        return out
+
+
+@pytest.mark.parametrize("cls_name", ["MixUp", "CutMix"])
+@pytest.mark.parametrize("mode", ["eager", "script"])
+def test_mix_writes_the_batch_once(cls_name, mode, tmp_path):
+    # The blend reads two images and writes one: one full-size output, no rolled copy, no full-size temporaries
+    # (torchvision's MixUp writes four, its CutMix two). The result still matches torchvision's for the same draw.
+    images, labels = torch.rand(8, 3, 20, 24), torch.randint(0, 5, (8,))
+    transform = getattr(T, cls_name)(num_classes=5)
+    call = transform if mode == "eager" else script_roundtrip(transform, tmp_path)
+    counter = _FullSizeWrites(images.numel())
+    torch.manual_seed(1)
+    with counter:
+        mixed, _ = call(images, labels)
+    assert len(counter.ops) == 1, counter.ops
+    torch.manual_seed(1)
+    params = transform.make_params([images])
+    expected, _ = _reference(cls_name, params, images, labels, 5)
+    torch.testing.assert_close(mixed, expected, rtol=0, atol=1e-6)
+
+
+def test_mixup_blend_keeps_autograd():
+    # The one-pass blend writes into a preallocated output; an input that requires grad takes the out-of-place form.
+    images, labels = torch.rand(4, 3, 8, 8, requires_grad=True), torch.randint(0, 5, (4,))
+    torch.manual_seed(0)
+    mixed, _ = T.MixUp(num_classes=5)(images, labels)
+    mixed.sum().backward()
+    torch.testing.assert_close(images.grad, torch.ones_like(images))
+    torch.manual_seed(0)
+    torch.testing.assert_close(mixed.detach(), T.MixUp(num_classes=5)(images.detach(), labels)[0], rtol=0, atol=0)

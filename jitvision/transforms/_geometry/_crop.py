@@ -112,6 +112,9 @@ class RandomCrop(PaddingTransform):
 
     def _plan(self, height: int, width: int) -> List[int]:
         """[left, top, right, bottom] padding and the padded [height, width] for an input of this size."""
+        if not torch.jit.is_scripting():
+            if is_tracing():  # the sizes may be symbolic (the same values where they are not)
+                return self._plan_symbolic(height, width)
         left, right, top, bottom = 0, 0, 0, 0
         padding = self.padding
         if padding is not None:
@@ -130,6 +133,34 @@ class RandomCrop(PaddingTransform):
                 f"RandomCrop: Required crop size ({self.size[0]}, {self.size[1]}) is larger than {padded}input image "
                 f"size ({padded_height}, {padded_width})"
             )
+        return [left, top, right, bottom, padded_height, padded_width]
+
+    @torch.jit.unused
+    def _plan_symbolic(self, height: Any, width: Any) -> List[Any]:
+        """``_plan`` for symbolic sizes under torch.compile/export, such as a size drawn by an earlier RandomResize
+        (unbacked: no example value to branch on). The padding is branch-free (``sym_max``: the same values as
+        ``_plan``'s branches), and the check that the crop fits becomes a ``torch._check`` where the compiler cannot
+        decide it, so a drawn size flows through instead of failing on a data-dependent guard."""
+        from torch.fx.experimental.symbolic_shapes import guard_or_false
+
+        left, right, top, bottom = 0, 0, 0, 0
+        padding = self.padding
+        if padding is not None:
+            left, right, top, bottom = padding[0], padding[1], padding[2], padding[3]
+        padded_height, padded_width = height + top + bottom, width + left + right
+        crop_height, crop_width = self.size[0], self.size[1]
+        if self.pad_if_needed:
+            missing = torch.sym_max(crop_height - padded_height, 0)
+            top, bottom, padded_height = top + missing, bottom + missing, padded_height + 2 * missing
+            missing = torch.sym_max(crop_width - padded_width, 0)
+            left, right, padded_width = left + missing, right + missing, padded_width + 2 * missing
+        if guard_or_false(padded_height < crop_height) or guard_or_false(padded_width < crop_width):
+            raise ValueError(
+                f"RandomCrop: Required crop size ({self.size[0]}, {self.size[1]}) is larger than the input image "
+                f"size ({padded_height}, {padded_width})"
+            )
+        torch._check(padded_height >= crop_height, lambda: "RandomCrop: the crop is taller than the input")
+        torch._check(padded_width >= crop_width, lambda: "RandomCrop: the crop is wider than the input")
         return [left, top, right, bottom, padded_height, padded_width]
 
     def _draw(
@@ -196,6 +227,10 @@ class RandomCrop(PaddingTransform):
         """The input after ``padding``/``pad_if_needed``, and whether the crop still has to be taken."""
         size = F.get_size(inpt)
         plan = self._plan(size[0], size[1])
+        if not torch.jit.is_scripting():
+            if is_tracing():
+                needs_pad, needs_crop = _needs_symbolic(plan, self.size)
+                return (self._pad(inpt, plan[:4]) if needs_pad else inpt), needs_crop
         if plan[0] != 0 or plan[1] != 0 or plan[2] != 0 or plan[3] != 0:
             inpt = self._pad(inpt, plan[:4])
         return inpt, not (plan[4] == self.size[0] and plan[5] == self.size[1])
@@ -207,13 +242,18 @@ class RandomCrop(PaddingTransform):
         plan = self._plan(height, width)
         top_left = drawn["top_left"]
         top, left = (top_left[0], top_left[1]) if is_tracing() else top_left.tolist()
+        if is_tracing():
+            needs_pad, needs_crop = _needs_symbolic(plan, self.size)
+        else:
+            needs_pad = any(side != 0 for side in plan[:4])
+            needs_crop = not (plan[4] == self.size[0] and plan[5] == self.size[1])
         return {
-            "needs_crop": not (plan[4] == self.size[0] and plan[5] == self.size[1]),
+            "needs_crop": needs_crop,
             "top": top,
             "left": left,
             "height": self.size[0],
             "width": self.size[1],
-            "needs_pad": any(side != 0 for side in plan[:4]),
+            "needs_pad": needs_pad,
             "padding": plan[:4],
         }
 
@@ -263,3 +303,15 @@ class RandomCrop(PaddingTransform):
             f"size={self.size}, padding={self.padding}, pad_if_needed={self.pad_if_needed}, "
             f"fill={self.fill}, padding_mode={self.padding_mode}"
         )
+
+
+@torch.jit.unused
+def _needs_symbolic(plan: List[Any], size: List[int]) -> Tuple[bool, bool]:
+    """Whether to pad and whether to crop, for a plan whose sizes may be unbacked symbols: where the compiler cannot
+    decide, pad (by a padding that may be zero) and crop (a crop of the whole input): the same output either way,
+    without a data-dependent guard."""
+    from torch.fx.experimental.symbolic_shapes import guard_or_false, guard_or_true
+
+    needs_pad = any(guard_or_true(side != 0) for side in plan[:4])
+    needs_crop = not (guard_or_false(plan[4] == size[0]) and guard_or_false(plan[5] == size[1]))
+    return needs_pad, needs_crop
