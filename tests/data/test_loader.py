@@ -221,3 +221,50 @@ def test_images_alone_and_device(folder):
     batches = list(Loader(Files(), transform=T.CenterCrop(32), batch_size=3, device="cpu"))
     assert all(type(b) is torch.Tensor and b.dtype == torch.uint8 for b in batches)
     assert sum(b.shape[0] for b in batches) == len(files)
+
+
+_ABANDONED = """
+import sys, signal, time, torch
+import jitvision.transforms as T
+from torchvision.datasets import ImageFolder
+from jitvision import tv_tensors
+from jitvision.data import Loader
+
+def slow(batch):
+    time.sleep(0.2)
+    return batch
+
+dataset = ImageFolder(sys.argv[1], loader=tv_tensors.EncodedImage.from_file)
+loader = Loader(dataset, transform=T.Compose([T.RandomResizedCrop(16), T.Lambda(slow)]), batch_size=1, prefetch=1)
+iterator = iter(loader)
+next(iterator)
+print("ready", flush=True)
+if sys.argv[2] == "interrupt":
+    for _ in iterator:  # interrupted here by SIGINT
+        pass
+"""
+
+
+@pytest.mark.parametrize("how", ["exit", "interrupt"])
+def test_no_hang_at_exit_or_on_ctrl_c(folder, how, tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    script = tmp_path / "abandoned.py"
+    script.write_text(_ABANDONED)
+    process = subprocess.Popen([sys.executable, str(script), str(folder), how], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    assert process.stdout.readline().strip() == "ready"
+    if how == "interrupt":
+        time.sleep(0.3)
+        process.send_signal(signal.SIGINT)
+    try:
+        _, err = process.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        pytest.fail(f"the process hung after the loop was {how}ed")
+    if how == "exit":
+        assert process.returncode == 0, err
+    else:
+        assert "KeyboardInterrupt" in err
