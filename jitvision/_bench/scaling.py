@@ -15,9 +15,9 @@ batches of ``BATCH``. The loaders:
 
 Each measurement runs in a fresh process (``python -m jitvision._bench.scaling ROW``), so its numbers are its own:
 images per second after the first batch, the time from the loop's start to the first batch, CPU seconds per image
-(the process's and its reaped workers', from ``getrusage``), and the peak resident memory of the process and of its
-workers. The ``jitvision-loader`` row at the most threads also runs ``EPOCHS`` epochs and reports the RSS growth
-between the first epoch's end and the last's.
+(the process's and its reaped workers', from ``getrusage``), and the peak resident memory of the process (VmHWM;
+its size at the loop's start beside it) and of its largest worker. The ``jitvision-loader`` row at the most
+threads also runs ``EPOCHS`` epochs and reports the RSS growth between the first epoch's end and the last's.
 """
 
 import json
@@ -35,11 +35,22 @@ EPOCHS = 20
 LOADERS = ("jitvision-loader", "torchvision-pil", "jitvision-fused", "jitvision-batch", "dali", "spdl")
 
 
+def _peak_rss_mb() -> float:
+    """This process's peak resident memory (VmHWM: getrusage's ru_maxrss would carry the parent's peak across
+    fork and exec)."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
 def _usage() -> Dict[str, float]:
     me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return {
         "cpu": me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime,
-        "rss_mb": me.ru_maxrss / 1024,
+        "rss_mb": _peak_rss_mb(),
+        # the largest reaped worker's ru_maxrss: a forked worker's count starts at this process's size
         "children_rss_mb": children.ru_maxrss / 1024,
     }
 
@@ -51,7 +62,7 @@ def _current_rss_mb() -> float:
 
 def _timed(batches: Any) -> Dict[str, Any]:
     """Runs the iterable of batches; the clock of the steady rate starts at the first batch."""
-    start, before = time.perf_counter(), _usage()
+    start, before, rss_before = time.perf_counter(), _usage(), _current_rss_mb()
     iterator = iter(batches)
     first = next(iterator)
     first_images = first[0].shape[0] if isinstance(first, (tuple, list)) else first.shape[0]
@@ -68,6 +79,7 @@ def _timed(batches: Any) -> Dict[str, Any]:
         "first_batch_s": first_s,
         "cpu_s_per_image": (after["cpu"] - before["cpu"]) / (counted + first_images),
         "peak_rss_mb": after["rss_mb"],
+        "rss_at_start_mb": rss_before,  # the process with its imports, before the loop
         "workers_peak_rss_mb": after["children_rss_mb"],
         "batch_shape": shape,
         "images": counted + first_images,
@@ -190,7 +202,7 @@ def _at(rows: Dict[Any, Any], count: int) -> Dict[str, Any]:
 def format_markdown(result: Dict[str, Any]) -> str:
     counts = sorted({int(c) for rows in result.values() for c in rows})
     lines = ["| loader | " + " | ".join(f"{c} thread{'s' if c > 1 else ''}" for c in counts) +
-             " | CPU ms per image (1 / most) | first batch, s | peak RSS, MB (process + workers) |",
+             " | CPU ms per image (1 / most) | first batch, s | peak RSS, MB: process (at start) + workers |",
              "| --- | " + " | ".join("---:" for _ in counts) + " | ---: | ---: | ---: |"]
     for name, rows in result.items():
         cells = []
@@ -201,7 +213,8 @@ def format_markdown(result: Dict[str, Any]) -> str:
         cpu = " / ".join(f"{r['cpu_s_per_image'] * 1000:.2f}" if "cpu_s_per_image" in r else "-" for r in (one, most))
         first = f"{most['first_batch_s']:.2f}" if "first_batch_s" in most else "-"
         workers = f" + {most['workers_peak_rss_mb']:,.0f}" if "workers_peak_rss_mb" in most else ""
-        rss = f"{most['peak_rss_mb']:,.0f}{workers}" if "peak_rss_mb" in most else "-"
+        start = f" (at start {most['rss_at_start_mb']:,.0f})" if "rss_at_start_mb" in most else ""
+        rss = f"{most['peak_rss_mb']:,.0f}{start}{workers}" if "peak_rss_mb" in most else "-"
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {cpu} | {first} | {rss} |")
         if "rss_growth_mb" in most:
             lines.append(f"| {name}: RSS growth over {most['epochs']} epochs | {most['rss_growth_mb']:+.1f} MB |")
