@@ -163,8 +163,9 @@ class Loader:
             self._warned.add(key)
             warnings.warn(f"Loader: skipped {message}", RuntimeWarning, stacklevel=3)
 
-    def _batch(self, indices: Sequence[int]) -> Any:
-        images, targets, plain, _ = self._read(indices)
+    def _batch(self, read: Tuple[List[EncodedImage], List[Any], bool, List[int]]) -> Any:
+        """A batch from what ``_read`` gave: decoded, transformed, its targets collated."""
+        images, targets, plain, _ = read
         if not images:
             return None
         steps, whole = self._steps()
@@ -209,20 +210,45 @@ class _Feed:
         return False
 
 
+def _read_ahead(loader: Loader, feed: _Feed, reads: _Feed) -> None:
+    """The files of each batch, read one batch ahead of the decode: ``dataset[i]`` is Python (and file reads), which
+    runs while the decode of the batch before, which releases the GIL, keeps the intra-op threads busy."""
+    try:
+        for indices in loader.batch_sampler:
+            if feed.stop.is_set() or not reads.put(loader._read(list(indices))):
+                return
+        reads.put(_END)
+    except BaseException as error:
+        reads.put(_Failure(error))
+
+
 def _produce(loader: Loader, feed: _Feed, stream: torch.Generator) -> None:
+    reads = _Feed(1)
+    reader = threading.Thread(target=_read_ahead, args=(loader, feed, reads), name="jitvision-loader-read",
+                              daemon=True)
+    reader.start()
     try:
         if loader.num_threads is not None:
             torch.set_num_threads(loader.num_threads)
-        with drawing_from(stream):
-            for indices in loader.batch_sampler:
-                if feed.stop.is_set():
+        with drawing_from(stream):  # the draws, in batch order, on this thread only
+            while not feed.stop.is_set():
+                try:
+                    read = reads.queue.get(timeout=_POLL_S)
+                except queue.Empty:
+                    continue
+                if read is _END:
+                    feed.put(_END)
                     return
-                batch = loader._batch(list(indices))
+                if isinstance(read, _Failure):
+                    raise read.error
+                batch = loader._batch(read)
                 if batch is not None and not feed.put(batch):
                     return
-        feed.put(_END)
     except BaseException as error:  # handed to the loop, raised there
         feed.put(_Failure(error))
+    finally:
+        reads.stop.set()
+        reader.join()
 
 
 class _Epoch:

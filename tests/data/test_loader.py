@@ -41,7 +41,7 @@ def pipeline():
 
 
 def loader_threads():
-    return [thread for thread in threading.enumerate() if thread.name == "jitvision-loader"]
+    return [thread for thread in threading.enumerate() if thread.name.startswith("jitvision-loader")]
 
 
 def epoch(loader):
