@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# libpng built from a pinned source, position-independent and static, for linking into the wheel's native library
+# (setup.py's JITVISION_PNG_STATIC=DIR): `tools/build_libpng.sh DIR` writes DIR/libpng16.a and DIR/include.
+# The source is Debian 12's libpng 1.6.39 (the upstream tarball Debian ships, checked by its SHA-256): the libpng the
+# decode was tested bit-identical to torchvision.io with. Debian's own libpng16.a cannot be used: it is compiled as
+# position-dependent code (PIE), which does not link into a shared library. The SSE2 filters are on, as upstream's
+# configure turns them on for x86-64. zlib stays dynamic (libz.so.1; auditwheel puts its copy into the wheel).
+set -euo pipefail
+out=$(realpath -m "${1:?usage: tools/build_libpng.sh DIR}")
+version=1.6.39
+url=${LIBPNG_URL:-http://deb.debian.org/debian/pool/main/libp/libpng1.6/libpng1.6_${version}.orig.tar.gz}
+sha256=a00e9d2f2f664186e4202db9299397f851aea71b36a35e74910b8820e380d441
+if [ -f "$out/libpng16.a" ] && [ "$(cat "$out/VERSION" 2>/dev/null)" = "$version $sha256" ]; then
+    echo "tools/build_libpng.sh: $out/libpng16.a is libpng $version already"; exit 0
+fi
+rm -rf "$out" && mkdir -p "$out/include" "$out/obj"
+tarball="$out/libpng-$version.tar.gz"
+python3 -c "import sys, urllib.request; urllib.request.urlretrieve(sys.argv[1], sys.argv[2])" "$url" "$tarball"
+echo "$sha256  $tarball" | sha256sum -c --quiet
+tar -xzf "$tarball" -C "$out"
+src="$out/libpng-$version"
+cp "$src/scripts/pnglibconf.h.prebuilt" "$src/pnglibconf.h"
+sources=(png pngerror pngget pngmem pngpread pngread pngrio pngrtran pngrutil pngset pngtrans pngwio pngwrite
+         pngwtran pngwutil intel/intel_init intel/filter_sse2_intrinsics)
+pids=()
+for s in "${sources[@]}"; do
+    ${CC:-cc} -c -O2 -fPIC -fvisibility=hidden -DPNG_INTEL_SSE_OPT=1 -I"$src" "$src/$s.c" \
+        -o "$out/obj/$(basename "$s").o" & pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p"; done
+ar rcs "$out/libpng16.a" "$out"/obj/*.o
+cp "$src/png.h" "$src/pngconf.h" "$src/pnglibconf.h" "$out/include/"
+cp "$src/LICENSE" "$out/LICENSE"
+rm -rf "$out/obj" "$src" "$tarball"
+echo "$version $sha256" > "$out/VERSION"
+echo "tools/build_libpng.sh: libpng $version into $out/libpng16.a"
