@@ -30,7 +30,7 @@ program that loads the library needs it installed too). The same probe decides o
 (``csrc/decode_jpeg.cpp``, ``jitvision_native::decode_jpeg``/``jpeg_header`` of ``jitvision.io``), and another on
 libpng (``csrc/decode_png.cpp``, ``jitvision_native::decode_png``; Debian/Ubuntu: ``libpng-dev``;
 ``JITVISION_PNG=0`` skips it): without it ``jitvision.io.decode_png`` decodes with Pillow. ``JITVISION_PNG_STATIC=DIR``
-links libpng statically instead, from ``DIR/libpng16.a`` (``tools/build_libpng.sh DIR``: libpng 1.6.39 from its
+links libpng statically instead (zlib stays shared), from ``DIR/libpng16.a`` (``tools/build_libpng.sh DIR``: libpng 1.6.39 from its
 pinned source, position-independent), its symbols hidden: the release wheel's build (``tools/release_wheel.py``),
 which then puts a copy of libjpeg-turbo into the wheel with ``auditwheel repair``.
 glibc: on x86-64 Linux the library and the fast-call extension are linked with ``--wrap`` for the few glibc symbols

@@ -227,6 +227,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--tests", nargs="*", default=[], help="test files or node ids to run against the install")
     parser.add_argument("--keep-wheel", metavar="DIR", help="copy the built wheel there (debug files to DIR/debug)")
     parser.add_argument("--remove-venv", action="store_true", help="delete the venv when done")
+    parser.add_argument("--wheel", help="install and check this release wheel instead of building one")
     args = parser.parse_args(argv)
     started = time.monotonic()
     python = os.path.join(os.path.abspath(args.venv), "bin", "python")
@@ -242,14 +243,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     with tempfile.TemporaryDirectory(prefix="jitvision-wheel-") as tmp:
         release = release_wheel()
         build_started = time.monotonic()
-        wheel = release.build(python, os.path.join(tmp, "dist"))
-        print(f"run_wheel.py: the release wheel built in {time.monotonic() - build_started:.0f} s")
+        if args.wheel:
+            wheel = os.path.abspath(args.wheel)
+            release.describe(wheel)
+        else:
+            wheel = release.build(python, os.path.join(tmp, "dist"))
+            print(f"run_wheel.py: the release wheel built in {time.monotonic() - build_started:.0f} s")
         problems = wheel_problems(wheel, torch_version=_torch_version(python))
         problems += release.repaired_wheel_problems(wheel)
         if problems:
             print("the wheel is incomplete:\n  " + "\n  ".join(problems), file=sys.stderr)
             return 1
-        if args.keep_wheel:
+        if args.keep_wheel and not args.wheel:
             os.makedirs(args.keep_wheel, exist_ok=True)
             shutil.copy2(wheel, args.keep_wheel)
             debug = os.path.join(os.path.dirname(wheel), "debug")

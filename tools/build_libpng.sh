@@ -4,7 +4,7 @@
 # The source is Debian 12's libpng 1.6.39 (the upstream tarball Debian ships, checked by its SHA-256): the libpng the
 # decode was tested bit-identical to torchvision.io with. Debian's own libpng16.a cannot be used: it is compiled as
 # position-dependent code (PIE), which does not link into a shared library. The SSE2 filters are on, as upstream's
-# configure turns them on for x86-64. zlib stays dynamic (libz.so.1; auditwheel puts its copy into the wheel).
+# configure turns them on for x86-64. zlib stays dynamic (libz.so.1, which every manylinux system has).
 set -euo pipefail
 out=$(realpath -m "${1:?usage: tools/build_libpng.sh DIR}")
 version=1.6.39

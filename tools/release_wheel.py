@@ -11,8 +11,9 @@
 4. a build tag naming the torch it was built against (torch 2.14 -> ``214``: ``jitvision-0.1.0-214-cp311-...``),
    and ``auditwheel repair --plat manylinux_2_28_x86_64``: it checks that the glibc and libstdc++ symbol versions
    fit manylinux_2_28 and puts copies of the remaining system libraries into ``jitvision.libs/`` under mangled
-   names (Debian 12's libjpeg-turbo 2.1.5, ``libjpeg.so.62``, and zlib), with torch's own libraries (libtorch*,
-   libc10) left to the torch wheel;
+   names (Debian 12's libjpeg-turbo 2.1.5, ``libjpeg.so.62``; zlib, ``libz.so.1``, is one of the libraries
+   every manylinux system has, which auditwheel leaves), with torch's own libraries (libtorch*, libc10) left to
+   the torch wheel;
 5. the result checked (``repaired_wheel_problems``): the manylinux_2_28 tag, at most 5 MB, no system libjpeg or
    libpng among the native library's NEEDED entries, the torch wheel's library folder still on its RUNPATH.
 
@@ -153,7 +154,7 @@ def repair(raw_wheel: str, out_dir: str) -> str:
         split_debug(root, debug_dir)
         wheel_file = os.path.join(root, f"{dist}-{version}.dist-info", "WHEEL")
         with open(wheel_file) as f:
-            lines = [line for line in f.read().splitlines() if not line.startswith("Build:")]
+            lines = [line for line in f.read().splitlines() if line.strip() and not line.startswith("Build:")]
         with open(wheel_file, "w") as f:
             f.write("\n".join([*lines, f"Build: {tag}"]) + "\n")
         tagged = os.path.join(tmp, f"{stem}-{_platform}.whl")
@@ -227,8 +228,8 @@ def describe(path: str) -> None:
     with zipfile.ZipFile(path) as wheel:
         metadata = next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
         torch_pin = [line.split(":", 1)[1].strip() for line in wheel.read(metadata).decode().splitlines()
-                     if line.startswith("Requires-Dist: torch")]
-        bundled = sorted(n.split("/")[-1] for n in wheel.namelist() if n.startswith("jitvision.libs/"))
+                     if line.startswith("Requires-Dist: torch") and "extra ==" not in line]
+        bundled = sorted(n.split("/")[-1] for n in wheel.namelist() if n.startswith("jitvision.libs/") and n[-1] != "/")
     with tempfile.TemporaryDirectory() as tmp:
         section = _native_from(path, tmp)
     print(f"wheel: {os.path.basename(path)}, {os.path.getsize(path) / 1e6:.2f} MB, requires {torch_pin}")
