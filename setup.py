@@ -29,10 +29,11 @@ Python operator under tracing, which a C++ program cannot run). With it, the lib
 program that loads the library needs it installed too). The same probe decides on libjpeg's decoder
 (``csrc/decode_jpeg.cpp``, ``jitvision_native::decode_jpeg``/``jpeg_header`` of ``jitvision.io``), and another on
 libpng (``csrc/decode_png.cpp``, ``jitvision_native::decode_png``; Debian/Ubuntu: ``libpng-dev``;
-``JITVISION_PNG=0`` skips it): without it ``jitvision.io.decode_png`` decodes with Pillow. ``JITVISION_PNG_STATIC=DIR``
-links libpng statically instead (zlib stays shared), from ``DIR/libpng16.a`` (``tools/build_libpng.sh DIR``: libpng 1.6.39 from its
-pinned source, position-independent), its symbols hidden: the release wheel's build (``tools/release_wheel.py``),
-which then puts a copy of libjpeg-turbo into the wheel with ``auditwheel repair``.
+``JITVISION_PNG=0`` skips it): without it ``jitvision.io.decode_png`` decodes with Pillow.
+``JITVISION_PNG_STATIC=DIR`` links libpng statically instead (zlib stays shared), from ``DIR/libpng16.a``
+(``tools/build_libpng.sh DIR``: libpng 1.6.39 from its pinned source, position-independent), its symbols hidden:
+the release wheel's build (``tools/release_wheel.py``), which then puts a copy of libjpeg-turbo into the wheel with
+``auditwheel repair``.
 glibc: on x86-64 Linux the library and the fast-call extension are linked with ``--wrap`` for the few glibc symbols
 newer than 2.28 that a build on a newer glibc references (``csrc/glibc_compat.cpp``), so they load on glibc 2.28
 (manylinux_2_28, the tag torch's own wheels carry).
@@ -177,7 +178,8 @@ def _extensions():
         extra_compile_args=["-O3", "-Wno-psabi", "-ffp-contract=off"] + (["-O1", *_SANITIZE] if sanitize else []),
         # No undefined symbol may remain (no Python symbol in particular); $ORIGIN/../../torch/lib finds the
         # installed torch wheel's libraries from site-packages/jitvision/lib when a C++ program loads it.
-        extra_link_args=["-Wl,--no-undefined", "-Wl,-rpath,$ORIGIN/../../torch/lib", *_glibc_wrap_args(_GLIBC_WRAPPED)]
+        extra_link_args=["-Wl,--no-undefined", "-Wl,-rpath,$ORIGIN/../../torch/lib"]
+        + _glibc_wrap_args(_GLIBC_WRAPPED)
         + (_SANITIZE if sanitize else []),
         optional=True,
     )
