@@ -133,8 +133,9 @@ for name, digest in expected.items():
     image = io.decode_image(data)
     got = hashlib.sha256(image.contiguous().numpy().tobytes()).hexdigest()
     assert got == digest, f"{name}: decoded to {got}, torchvision.io decodes to {digest}"
-encoded = torch.ops.jitvision_native.jpeg_u8(torch.full((3, 16, 16), 128, dtype=torch.uint8), 75)
-assert encoded.shape == (3, 16, 16)
+quality = torch.tensor([75], dtype=torch.int64)
+encoded = torch.ops.jitvision_native.jpeg_u8(torch.full((3, 16, 16), 128, dtype=torch.uint8), quality)
+assert encoded.shape == (3, 16, 16)  # libjpeg's encoder too
 maps = open("/proc/self/maps").read()
 mapped = sorted({line.split()[-1] for line in maps.splitlines() if "/" in line})
 image_libraries = [p for p in mapped if os.path.basename(p).startswith(("libjpeg", "libpng", "libturbojpeg"))]
