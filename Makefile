@@ -34,7 +34,7 @@ sanitize: $(STAMP)
 # The release wheel in dist/ (tools/release_wheel.py), built against .venv's torch: manylinux_2_28, the native
 # library and the fast-call extension stripped (their debug information in dist/debug/), libpng linked in from its
 # pinned source and libjpeg-turbo's copy inside (jitvision.libs/), torch's libraries left to the torch wheel,
-# Requires-Dist torch==<that torch>, a build tag naming it (214 for torch 2.14). auditwheel runs from .venv-wheel.
+# Requires-Dist torch==<that torch>, a build tag naming it (214 for torch 2.14). auditwheel runs from .venv-auditwheel.
 wheel: $(STAMP)
 	$(PYTHON) tools/release_wheel.py --python $(PY) -w dist
 
@@ -166,4 +166,4 @@ audit: $(STAMP)
 	$(PY) -m jitvision audit
 
 clean:
-	rm -rf $(VENV) $(VENV2) $(ALBX_VENV) .venv-wheel .venv-wheels build dist site *.egg-info
+	rm -rf $(VENV) $(VENV2) $(ALBX_VENV) .venv-wheel .venv-auditwheel .venv-wheels build dist site *.egg-info

