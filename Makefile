@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test sanitize fuzz lint bench bench-decode bench-e2e albumentationsx audit deploy docs wheel test-torch2 clean gpu-check gpu-wheels browser gallery
+.PHONY: demo test sanitize fuzz lint bench bench-decode bench-e2e albumentationsx audit deploy docs wheel wheels test-torch2 clean gpu-check gpu-wheels browser gallery
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -31,13 +31,17 @@ sanitize: $(STAMP)
 	@gcc -print-file-name=libasan.so | grep -q / || { echo "make sanitize: gcc's libasan is missing"; exit 1; }
 	$(PY) tests/run_sanitized.py
 
-# The wheel (native library and fast-call extension inside, Requires-Dist torch==<the installed torch>) in dist/.
+# The release wheel in dist/ (tools/release_wheel.py), built against .venv's torch: manylinux_2_28, the native
+# library and the fast-call extension stripped (their debug information in dist/debug/), libpng linked in from its
+# pinned source and libjpeg-turbo's copy inside (jitvision.libs/), torch's libraries left to the torch wheel,
+# Requires-Dist torch==<that torch>, a build tag naming it (214 for torch 2.14). auditwheel runs from .venv-auditwheel.
 wheel: $(STAMP)
-	$(PY) -m pip wheel --no-deps --no-build-isolation -w dist .
+	$(PYTHON) tools/release_wheel.py --python $(PY) -w dist
 
-# The wheel on a second torch (tests/run_wheel.py): built against torch 2.13.0 (CPU, from pip's configured indexes and
-# wheel folders, as make installs torch), installed into .venv-torch213 that has only that torch, the native library
-# checked from the installed package, then the tests that need no torchvision run against it (PyPI's torchvision
+# The release wheel on a second torch (tests/run_wheel.py): built as `make wheel` builds it against torch 2.13.0 (CPU,
+# from pip's configured indexes and wheel folders, as make installs torch), installed into .venv-torch213 that has
+# only that torch, the native library checked from the installed package, its decode checked with the system's
+# libjpeg and libpng hidden from the loader, then the tests that need no torchvision run against it (PyPI's torchvision
 # 0.28.0, 2.13's, is a CUDA build that does not import next to the CPU torch: "operator torchvision::nms does not
 # exist"; with a matching torchvision, add --torchvision X and the parity tests).
 TORCH2 ?= 2.13.0+cpu
@@ -47,6 +51,19 @@ TORCH2_TESTS ?= tests/test_fastcall.py tests/test_native_library.py tests/test_s
 	tests/transforms/test_eager_fast_path.py tests/transforms/test_compile_guards.py
 test-torch2:
 	$(PYTHON) tests/run_wheel.py --torch $(TORCH2) --venv $(VENV2) --reuse --tests $(TORCH2_TESTS)
+
+# One release wheel per supported torch into dist/ (tests/run_wheel.py once per torch of TORCHES): each built, as
+# `make wheel` builds it, in a fresh venv holding that torch alone (.venv-wheels/<torch>), installed there and checked
+# as test-torch2 checks it (the native library and the fast calls loaded, the training pipeline eager and scripted,
+# the decode with the system's image libraries hidden), the venv deleted after (a CUDA torch is ~5.5 GB). torch
+# 2.11, 2.12 and 2.14 are PyPI's wheels (CUDA builds, which run on a CPU), 2.13 the CPU build make test uses.
+# Not part of make test: it downloads and installs four torch builds.
+TORCHES ?= 2.11.0 2.12.0 2.13.0+cpu 2.14.1
+wheels:
+	@for t in $(TORCHES); do \
+		$(PYTHON) tests/run_wheel.py --torch $$t --venv .venv-wheels/$$t --keep-wheel dist --remove-venv || exit 1; \
+	done
+	@ls -l dist/*.whl
 
 # The C++ deployment example (examples/deploy): build it against the installed torch wheel's libtorch, export both
 # presets (TorchScript, AOTInductor default and strict) and run them from C++, timed against torchvision's eager.
@@ -149,4 +166,4 @@ audit: $(STAMP)
 	$(PY) -m jitvision audit
 
 clean:
-	rm -rf $(VENV) $(VENV2) $(ALBX_VENV) build dist site *.egg-info
+	rm -rf $(VENV) $(VENV2) $(ALBX_VENV) .venv-wheel .venv-auditwheel .venv-wheels build dist site *.egg-info

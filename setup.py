@@ -30,6 +30,13 @@ program that loads the library needs it installed too). The same probe decides o
 (``csrc/decode_jpeg.cpp``, ``jitvision_native::decode_jpeg``/``jpeg_header`` of ``jitvision.io``), and another on
 libpng (``csrc/decode_png.cpp``, ``jitvision_native::decode_png``; Debian/Ubuntu: ``libpng-dev``;
 ``JITVISION_PNG=0`` skips it): without it ``jitvision.io.decode_png`` decodes with Pillow.
+``JITVISION_PNG_STATIC=DIR`` links libpng statically instead (zlib stays shared), from ``DIR/libpng16.a``
+(``tools/build_libpng.sh DIR``: libpng 1.6.39 from its pinned source, position-independent), its symbols hidden:
+the release wheel's build (``tools/release_wheel.py``), which then puts a copy of libjpeg-turbo into the wheel with
+``auditwheel repair``.
+glibc: on x86-64 Linux the library and the fast-call extension are linked with ``--wrap`` for the few glibc symbols
+newer than 2.28 that a build on a newer glibc references (``csrc/glibc_compat.cpp``), so they load on glibc 2.28
+(manylinux_2_28, the tag torch's own wheels carry).
 Beside it, ``jitvision._fastcall`` (``jitvision/csrc_py/fastcall.cpp``): a small CPython extension (linked with
 libtorch_python, so one per Python version) that calls a few of the library's ops from Python without
 ``torch.ops``'s ~2-3 us of argument conversion, for the eager fast path of one plain tensor. It is optional too
@@ -41,8 +48,10 @@ sanitize` builds into build/sanitize and runs the native tests against; never in
 
 import glob
 import os
+import platform
 import shutil
 import subprocess
+import sys
 import tempfile
 
 from setuptools import setup
@@ -118,7 +127,29 @@ def _libjpeg_found() -> bool:
     )
 
 
+def _libpng_static() -> str:
+    """JITVISION_PNG_STATIC=DIR: libpng linked statically from DIR/libpng16.a (headers in DIR/include), as
+    ``tools/build_libpng.sh DIR`` builds it for the wheel (``make wheel``), instead of the system's libpng16.so.16."""
+    folder = os.environ.get("JITVISION_PNG_STATIC", "")
+    if folder and not os.path.exists(os.path.join(folder, "libpng16.a")):
+        raise SystemExit(f"jitvision: JITVISION_PNG_STATIC={folder} has no libpng16.a (tools/build_libpng.sh {folder})")
+    return os.path.abspath(folder) if folder else ""
+
+
+# glibc_compat.cpp (in csrc and csrc_py) takes these references, so that a build on a newer glibc asks for glibc
+# 2.28 at most (manylinux_2_28): x86-64 Linux only.
+_GLIBC_WRAPPED = ("exp", "log", "pow", "__libc_single_threaded")
+
+
+def _glibc_wrap_args(symbols) -> list:
+    if sys.platform != "linux" or platform.machine() != "x86_64":
+        return []
+    return ["-Wl," + ",".join(f"--wrap={symbol}" for symbol in symbols)]
+
+
 def _libpng_found() -> bool:
+    if _libpng_static():
+        return True
     return _library_found(
         "libpng",
         _PNG_PROBE,
@@ -155,15 +186,28 @@ def _extensions():
         # No undefined symbol may remain (no Python symbol in particular); $ORIGIN/../../torch/lib finds the
         # installed torch wheel's libraries from site-packages/jitvision/lib when a C++ program loads it.
         extra_link_args=["-fopenmp", "-Wl,--no-undefined", "-Wl,-rpath,$ORIGIN/../../torch/lib"]
+        + _glibc_wrap_args(_GLIBC_WRAPPED)
         + (_SANITIZE if sanitize else []),
         optional=True,
     )
     # CppExtension links libtorch_python, which needs Python's symbols: this library must not.
-    codecs = (["jpeg"] if jpeg else []) + (["png"] if png else [])
+    png_static = _libpng_static() if png else ""
+    codecs = (["jpeg"] if jpeg else []) + (["png"] if png and not png_static else [])
     ext.libraries = [lib for lib in ext.libraries if lib != "torch_python"] + codecs
+    if png_static:  # its objects inside the library, its symbols hidden; zlib stays a shared library
+        ext.include_dirs.insert(0, os.path.join(png_static, "include"))
+        ext.extra_objects = [os.path.join(png_static, "libpng16.a")]
+        ext.libraries.append("z")
+        ext.extra_link_args.append("-Wl,--exclude-libs,libpng16.a")
     # The CPython binding of the eager hot ops (a Python extension: Python.h and libtorch_python; no kernels).
     fastcall_sources = sorted(glob.glob("jitvision/csrc_py/*.cpp"))
-    fastcall = CppExtension(FASTCALL, fastcall_sources, extra_compile_args=["-O2", "-Wno-psabi"], optional=True)
+    fastcall = CppExtension(
+        FASTCALL,
+        fastcall_sources,
+        extra_compile_args=["-O2", "-Wno-psabi"],
+        extra_link_args=_glibc_wrap_args(["__libc_single_threaded"]),
+        optional=True,
+    )
 
     # ninja (when installed) compiles the sources in parallel and recompiles only what changed: a one-file change
     # rebuilds in ~25 s instead of ~3 min on 2 cores. Without it setuptools compiles every source, one by one.

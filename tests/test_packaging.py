@@ -1,15 +1,27 @@
 """The distribution: the metadata pyproject.toml declares, and the wheel check of tests/run_wheel.py (which
 ``make test-torch2`` runs on a real wheel) failing on a wheel without the native library."""
 
+import hashlib
 import importlib.metadata
 import os
+import shutil
+import subprocess
+import sys
 import tomllib
 import zipfile
 
 import pytest
 
 import jitvision
-from tests.run_wheel import LIBRARY, LIBRARY_TORCH, wheel_problems
+from tests.run_wheel import (
+    DATA,
+    DECODED_SHA256,
+    LIBRARY,
+    LIBRARY_TORCH,
+    make_stand_ins,
+    release_wheel,
+    wheel_problems,
+)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -81,3 +93,29 @@ def test_wheel_check_fails_an_unpinned_torch_or_another_build(tmp_path):
     assert any("Requires-Dist torch==" in p for p in wheel_problems(_wheel(tmp_path / "a.whl", members)))
     problems = wheel_problems(_wheel(tmp_path / "b.whl", COMPLETE), torch_version="2.14.1+cu130")
     assert problems == ["built for torch ['2.13.0+cpu'], expected 2.14.1+cu130"]
+
+
+def test_bundled_check_hashes_are_torchvisions_decode():
+    """tests/run_wheel.py's BUNDLED_CHECK compares the installed wheel's decode of tests/data with these hashes:
+    they are torchvision.io's pixels."""
+    tvio = pytest.importorskip("torchvision.io")
+    for name, digest in DECODED_SHA256.items():
+        image = tvio.decode_image(tvio.read_file(os.path.join(DATA, name)))
+        assert hashlib.sha256(image.contiguous().numpy().tobytes()).hexdigest() == digest, name
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler for the stand-ins")
+def test_stand_ins_stop_a_process_that_loads_the_system_image_library(tmp_path):
+    """The hidden-loader check fails when something needs the system's libjpeg/libpng: with the stand-ins first
+    on LD_LIBRARY_PATH, loading ``libjpeg.so.62`` or ``libpng16.so.16`` by name exits the process (97)."""
+    make_stand_ins(str(tmp_path))
+    env = dict(os.environ, LD_LIBRARY_PATH=str(tmp_path))
+    for name in ("libjpeg.so.62", "libpng16.so.16"):
+        run = subprocess.run([sys.executable, "-c", f"import ctypes; ctypes.CDLL({name!r})"], env=env,
+                             capture_output=True, text=True)
+        assert run.returncode == 97 and "a system image library was loaded" in run.stderr, (name, run)
+
+
+@pytest.mark.parametrize("version, tag", [("2.14.1+cu130", "214"), ("2.13.0+cpu", "213"), ("2.11.0", "211")])
+def test_release_wheel_build_tag_names_the_torch(version, tag):
+    assert release_wheel().build_tag(version) == tag
