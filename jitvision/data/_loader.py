@@ -19,6 +19,33 @@ _END = object()
 _POLL_S = 0.1  # how often a blocked producer looks whether the loop has stopped
 
 
+class _Buffers:
+    """Batch tensors reused once nothing else holds them.
+
+    A new ``[64, 3, 224, 224]`` float32 batch is 38 MB: glibc maps it fresh for every batch and returns it when it
+    is freed, so each batch pays its page faults again (measured here: about 400 us of system time per image, a
+    third of the decode's CPU). A buffer is handed out again only when its storage has no other user (the batch
+    the loop got, and any view of it, are gone); batches that go to a GPU or into pinned memory are never reused,
+    since an asynchronous copy may still read them."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+        self.held: List[torch.Tensor] = []
+
+    @staticmethod
+    def _free(tensor: torch.Tensor) -> bool:
+        # 2: the held tensor and the storage object made to ask
+        return torch._C._storage_Use_Count(tensor.untyped_storage()._cdata) == 2
+
+    def take(self, shape: List[int], dtype: torch.dtype) -> torch.Tensor:
+        for tensor in self.held:
+            if list(tensor.shape) == shape and tensor.dtype == dtype and self._free(tensor):
+                return tensor
+        tensor = torch.empty(shape, dtype=dtype)
+        self.held = ([tensor] + self.held)[: self.keep]
+        return tensor
+
+
 class _Failure:
     """An exception raised on the producer thread, handed to the loop to raise there."""
 
@@ -108,6 +135,8 @@ class Loader:
         self.skipped = 0
         self.epoch = 0
         self._warned: set = set()
+        reusable = not pin_memory and self.device is None and hasattr(torch._C, "_storage_Use_Count")
+        self._buffers = _Buffers(prefetch + 3) if reusable else None
 
     def __len__(self) -> int:
         return len(self.batch_sampler)
@@ -172,7 +201,10 @@ class Loader:
         pin_now = self.pin_memory and whole
         batch = BatchedEncodedImages(images)
         before = len(images)
-        out, consumed, kept = decode_encoded_batch(steps, batch, on_error=self.on_error, pin_memory=pin_now)
+        reuse = self._buffers.take if self._buffers is not None and not pin_now else None
+        out, consumed, kept = decode_encoded_batch(
+            steps, batch, on_error=self.on_error, pin_memory=pin_now, allocate=reuse
+        )
         self.skipped += before - len(kept)
         if not kept:
             return None

@@ -23,7 +23,7 @@ for uint8 rows, within float rounding where the float tail is fused (as the sing
 """
 
 import warnings
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
@@ -177,10 +177,12 @@ def decode_encoded_batch(
     *,
     on_error: str = "raise",
     pin_memory: bool = False,
+    allocate: Optional[Callable[[List[int], torch.dtype], torch.Tensor]] = None,
 ) -> Tuple[torch.Tensor, int, List[int]]:
     """``batch`` through the leading steps of ``transforms`` this call takes: ``(images, consumed, kept)``, the
     plain ``[K, C, H, W]`` tensor of the ``K`` images kept (all of them with ``on_error="raise"``; the ones that
-    decoded with ``"skip"``), how many transforms it took, and the indices of the kept images in the batch."""
+    decoded with ``"skip"``), how many transforms it took, and the indices of the kept images in the batch.
+    ``allocate(shape, dtype)``, if given, provides the output (a contiguous tensor to overwrite: a reused buffer)."""
     owner = type(transforms[0]).__name__ if transforms else "BatchedEncodedImages"
     if is_tracing():
         raise TypeError(
@@ -206,7 +208,8 @@ def decode_encoded_batch(
     if channels is None:  # UNCHANGED: the channel count is each file's, known once decoded
         return _stack_single(transforms, prefix, images, owner, on_error)
     dtype = torch.float32 if prefix.to_float else torch.uint8
-    out = torch.empty([len(images), channels, *sizes[0]], dtype=dtype, pin_memory=pin_memory)
+    shape = [len(images), channels, *sizes[0]]
+    out = allocate(shape, dtype) if allocate is not None else torch.empty(shape, dtype=dtype, pin_memory=pin_memory)
     plan = torch.tensor([prefix.plan_row(index, image, sizes[0]) for index, image in enumerate(images)])
     if _native.DECODE_BATCH:
         status = torch.ops.jitvision_native.decode_batch_into.default(

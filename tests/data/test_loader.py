@@ -268,3 +268,20 @@ def test_no_hang_at_exit_or_on_ctrl_c(folder, how, tmp_path):
         assert process.returncode == 0, err
     else:
         assert "KeyboardInterrupt" in err
+
+
+def test_batches_held_by_the_loop_are_never_overwritten(folder):
+    # The loader reuses a batch's memory only once nothing holds it: batches kept (or viewed) stay as they were.
+    dataset = dataset_of(folder)
+
+    def make():
+        return Loader(dataset, transform=pipeline(), batch_size=2, shuffle=True, prefetch=1,
+                      generator=torch.Generator().manual_seed(9))
+
+    copies = [(images.clone(), labels) for images, labels in make()]
+    held = list(make())
+    views = [images[0] for images, _ in make()]
+    assert len(held) == len(copies) == len(views)
+    for (kept, _), (copy, _), view in zip(held, copies, views):
+        assert torch.equal(kept, copy) and torch.equal(view, copy[0])
+    assert len({images.data_ptr() for images, _ in held}) == len(held)
