@@ -383,7 +383,11 @@ def plot(result: Dict[str, Any], path: str, title: str) -> bool:
     def color(name: str) -> str:
         return next((c for prefix, c in colors.items() if name.startswith(prefix)), "tab:gray")
 
-    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
+    loaders = result.get("scaling", {})
+    most = max((int(c) for rows in loaders.values() for c in rows), default=0)
+    whole = [{"variant": name, "rate": scaling._at(rows, most).get("images_per_s")} for name, rows in loaders.items()]
+    whole = [r for r in whole if r["rate"]]
+    fig, axes = plt.subplots(1, 3 if whole else 2, figsize=(19 if whole else 13, 4.8))
     panels = [
         ([r for r in rows if "us" in r], lambda r: r["us"], "CPU us per image, 1 thread (median; lower is better)"),
         (
@@ -392,6 +396,9 @@ def plot(result: Dict[str, Any], path: str, title: str) -> bool:
             f"images/s, DataLoader {WORKERS} workers, batch {BATCH} (DALI: its own loader; higher is better)",
         ),
     ]
+    if whole:
+        panels.append((whole, lambda r: r["rate"], f"images/s, whole loaders, {most} threads or workers, batch "
+                       f"{scaling.BATCH} (higher is better)"))
     for ax, (measured, value, label) in zip(axes, panels):
         names = [r["variant"] for r in measured]
         ax.barh(names, [value(r) for r in measured], color=[color(name) for name in names])
