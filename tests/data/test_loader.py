@@ -14,7 +14,7 @@ from torchvision.datasets import ImageFolder
 import jitvision.transforms as T
 from jitvision import tv_tensors
 from jitvision.data import Loader
-from tests.io.images import kinds_of_png, photo_jpegs
+from tests.io.images import kinds_of_png, photo_jpegs, write_image_folder
 
 MEAN, STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
 
@@ -22,11 +22,7 @@ MEAN, STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
     root = tmp_path_factory.mktemp("imagefolder")
-    photos = photo_jpegs()
-    for label in ("cat", "dog"):
-        (root / label).mkdir()
-        for index, data in enumerate(photos):
-            (root / label / f"{index}.jpg").write_bytes(data.numpy().tobytes())
+    write_image_folder(root)
     (root / "dog" / "png_named_jpg.jpg").write_bytes(kinds_of_png()["rgb"].numpy().tobytes())
     return root
 

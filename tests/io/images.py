@@ -133,3 +133,11 @@ def corruptions(data: torch.Tensor) -> List[torch.Tensor]:
                 changed[position] = value
                 out.append(changed)
     return out
+
+
+def write_image_folder(root) -> None:
+    """An ImageFolder tree under ``root``: classes ``cat`` and ``dog``, each with every photograph as a JPEG."""
+    for label in ("cat", "dog"):
+        (root / label).mkdir()
+        for index, data in enumerate(photo_jpegs()):
+            (root / label / f"{index}.jpg").write_bytes(data.numpy().tobytes())

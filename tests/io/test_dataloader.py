@@ -12,7 +12,7 @@ from torchvision.datasets import ImageFolder
 
 import jitvision.transforms as T
 from jitvision import tv_tensors
-from tests.io.images import photo_jpegs
+from tests.io.images import photo_jpegs, write_image_folder
 
 MEAN, STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
 
@@ -20,11 +20,7 @@ MEAN, STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
     root = tmp_path_factory.mktemp("imagefolder")
-    photos = photo_jpegs()
-    for label in ("cat", "dog"):
-        (root / label).mkdir()
-        for index, data in enumerate(photos):
-            (root / label / f"{index}.jpg").write_bytes(data.numpy().tobytes())
+    write_image_folder(root)
     return root
 
 

@@ -110,15 +110,19 @@ class RandomCrop(PaddingTransform):
         self.padding = _parse_pad_padding(check_padding(padding, owner)) if padding else None
         self.pad_if_needed = bool(pad_if_needed)
 
+    def _fixed_padding(self) -> List[int]:
+        """[left, right, top, bottom]: the ``padding`` argument's (zeros without one)."""
+        padding = self.padding
+        if padding is None:
+            return [0, 0, 0, 0]
+        return [padding[0], padding[1], padding[2], padding[3]]
+
     def _plan(self, height: int, width: int) -> List[int]:
         """[left, top, right, bottom] padding and the padded [height, width] for an input of this size."""
         if not torch.jit.is_scripting():
             if is_tracing():  # the sizes may be symbolic (the same values where they are not)
                 return self._plan_symbolic(height, width)
-        left, right, top, bottom = 0, 0, 0, 0
-        padding = self.padding
-        if padding is not None:
-            left, right, top, bottom = padding[0], padding[1], padding[2], padding[3]
+        left, right, top, bottom = self._fixed_padding()
         padded_height, padded_width = height + top + bottom, width + left + right
         crop_height, crop_width = self.size[0], self.size[1]
         if self.pad_if_needed and padded_height < crop_height:
@@ -143,10 +147,7 @@ class RandomCrop(PaddingTransform):
         decide it, so a drawn size flows through instead of failing on a data-dependent guard."""
         from torch.fx.experimental.symbolic_shapes import guard_or_false
 
-        left, right, top, bottom = 0, 0, 0, 0
-        padding = self.padding
-        if padding is not None:
-            left, right, top, bottom = padding[0], padding[1], padding[2], padding[3]
+        left, right, top, bottom = self._fixed_padding()
         padded_height, padded_width = height + top + bottom, width + left + right
         crop_height, crop_width = self.size[0], self.size[1]
         if self.pad_if_needed:
