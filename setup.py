@@ -141,8 +141,12 @@ def _libpng_static() -> str:
 _GLIBC_WRAPPED = ("exp", "log", "pow", "__libc_single_threaded")
 
 
-def _glibc_wrap_args(symbols) -> list:
+def _glibc_wrap_args(symbols, sources) -> list:
+    """The --wrap flags, where the sources hold the glibc_compat.cpp that defines the wrappers (a checkout of some
+    sources only, as tests/deploy/test_build.py builds, links without them)."""
     if sys.platform != "linux" or platform.machine() != "x86_64":
+        return []
+    if not any(os.path.basename(source) == "glibc_compat.cpp" for source in sources):
         return []
     return ["-Wl," + ",".join(f"--wrap={symbol}" for symbol in symbols)]
 
@@ -186,7 +190,7 @@ def _extensions():
         # No undefined symbol may remain (no Python symbol in particular); $ORIGIN/../../torch/lib finds the
         # installed torch wheel's libraries from site-packages/jitvision/lib when a C++ program loads it.
         extra_link_args=["-fopenmp", "-Wl,--no-undefined", "-Wl,-rpath,$ORIGIN/../../torch/lib"]
-        + _glibc_wrap_args(_GLIBC_WRAPPED)
+        + _glibc_wrap_args(_GLIBC_WRAPPED, sources)
         + (_SANITIZE if sanitize else []),
         optional=True,
     )
@@ -205,7 +209,7 @@ def _extensions():
         FASTCALL,
         fastcall_sources,
         extra_compile_args=["-O2", "-Wno-psabi"],
-        extra_link_args=_glibc_wrap_args(["__libc_single_threaded"]),
+        extra_link_args=_glibc_wrap_args(["__libc_single_threaded"], fastcall_sources),
         optional=True,
     )
 

@@ -1,8 +1,10 @@
 """Loader: batches of encoded images decoded and transformed in parallel, prepared ahead by a background thread."""
 
+import atexit
 import queue
 import threading
 import warnings
+import weakref
 from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple, Union
 
 import torch
@@ -283,6 +285,17 @@ def _produce(loader: Loader, feed: _Feed, stream: torch.Generator) -> None:
         reader.join()
 
 
+# Epochs whose threads may still run: stopped before the interpreter exits, so no producer is inside torch while the
+# process tears down (a daemon thread in native code at exit can end the process in std::terminate).
+_LIVE: "weakref.WeakSet[_Epoch]" = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_live_epochs() -> None:
+    for epoch in list(_LIVE):
+        epoch.close()
+
+
 class _Epoch:
     """One pass over the loader: a daemon thread producing batches into a bounded queue, stopped on close."""
 
@@ -296,6 +309,7 @@ class _Epoch:
             target=_produce, args=(loader, self._feed, stream), name="jitvision-loader", daemon=True
         )
         self._thread.start()
+        _LIVE.add(self)
 
     def __iter__(self) -> "_Epoch":
         return self
