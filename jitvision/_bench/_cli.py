@@ -4,7 +4,7 @@ error it raises, progress lines on stderr, the versions a result records, and wr
 import importlib.metadata
 import json
 import sys
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 
 class UsageError(ValueError):
@@ -51,3 +51,12 @@ def write_json(path: Optional[str], payload: Dict[str, Any]) -> None:
     if path:
         with open(path, "w") as f:
             json.dump(payload, f, indent=2)
+
+
+def judge(checks: List[Tuple[str, Optional[float], str, float]]) -> List[Dict[str, Any]]:
+    """Goals ``(what, measured or None, "<=" or ">=", target)`` as rows: ``met`` is None where not measured."""
+    out = []
+    for what, value, op, target in checks:
+        met = None if value is None else (value <= target if op == "<=" else value >= target)
+        out.append({"goal": what, "target": f"{op} {target}", "measured": value, "met": met})
+    return out

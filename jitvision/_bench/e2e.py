@@ -35,7 +35,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 import torch
 
 from . import _e2e_common, _jpegs, scaling
-from ._cli import installed, library_versions, log, pick, write_json
+from ._cli import installed, judge, library_versions, log, pick, write_json
 from ._e2e_variants import VARIANT_NAMES, VARIANTS, Variant, build, fused_pipeline
 from ._timing import failure
 
@@ -318,11 +318,7 @@ def goals(result: Dict[str, Any]) -> List[Dict[str, Any]]:
         (f"{fastest_loader} / torchvision-pil, DataLoader images/s", loader_x, ">=", 3.0),
         ("jitvision-fused, 2 threads / 1 thread, images/s", thread_x, ">=", 1.8),
     ]
-    out = []
-    for what, value, op, target in checks:
-        met = None if value is None else (value <= target if op == "<=" else value >= target)
-        out.append({"goal": what, "target": f"{op} {target}", "measured": value, "met": met})
-    return out
+    return judge(checks)
 
 
 def format_markdown(result: Dict[str, Any]) -> str:

@@ -30,6 +30,8 @@ from typing import Any, Callable, Dict, List, Sequence
 
 import torch
 
+from ._cli import judge
+
 BATCH = 64
 EPOCHS = 20
 LOADERS = ("jitvision-loader", "torchvision-pil", "jitvision-fused", "jitvision-batch", "dali", "spdl")
@@ -264,8 +266,4 @@ def goals(result: Dict[str, Any], fused_cpu_us: Any = None) -> List[Dict[str, An
     if counts[-1] >= 16:
         checks.append(("loader, 16 threads / 1 thread", ratio(rate("jitvision-loader", 16),
                                                               rate("jitvision-loader", 1)), ">=", 14.0))
-    out = []
-    for what, value, op, target in checks:
-        met = None if value is None else (value <= target if op == "<=" else value >= target)
-        out.append({"goal": what, "target": f"{op} {target}", "measured": value, "met": met})
-    return out
+    return judge(checks)

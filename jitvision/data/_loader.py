@@ -162,8 +162,8 @@ class Loader:
             return (self.transform,), True
         return (), self.transform is None
 
-    def _read(self, indices: Sequence[int]) -> Tuple[List[EncodedImage], List[Any], bool, List[int]]:
-        images, targets, kept = [], [], []
+    def _read(self, indices: Sequence[int]) -> Tuple[List[EncodedImage], List[Any], bool]:
+        images, targets = [], []
         plain = True
         for position, index in enumerate(indices):
             try:
@@ -183,8 +183,7 @@ class Loader:
                     f"Loader: dataset[{index}] gave {type(item).__name__}; expected an EncodedImage or a tuple whose "
                     "first item is one (e.g. ImageFolder(root, loader=EncodedImage.from_file))"
                 )
-            kept.append(position)
-        return images, targets, plain, kept
+        return images, targets, plain
 
     def _bad(self, message: str, key: str) -> None:
         if self.on_error == "raise":
@@ -194,9 +193,9 @@ class Loader:
             self._warned.add(key)
             warnings.warn(f"Loader: skipped {message}", RuntimeWarning, stacklevel=3)
 
-    def _batch(self, read: Tuple[List[EncodedImage], List[Any], bool, List[int]]) -> Any:
+    def _batch(self, read: Tuple[List[EncodedImage], List[Any], bool]) -> Any:
         """A batch from what ``_read`` gave: decoded, transformed, its targets collated."""
-        images, targets, plain, _ = read
+        images, targets, plain = read
         if not images:
             return None
         steps, whole = self._steps()

@@ -218,28 +218,43 @@ def decode_encoded_batch(
         ).tolist()
     else:
         status = [_NOT_NATIVE] * len(images)
-    failed: List[int] = []
+    kept: List[int] = []
     for index, code in enumerate(status):
-        if code == 0:
-            continue
-        try:
-            row = prefix.single(transforms, index, images[index], owner)
-            if row.shape != out.shape[1:] or row.dtype != out.dtype:
-                raise ValueError(
-                    f"{owner}: the image gives {row.dtype} {list(row.shape)}, the batch holds {out.dtype} "
-                    f"{list(out.shape[1:])}{images[index]._where()}"
-                )
-        except (ValueError, RuntimeError, TypeError) as error:
-            if on_error == "raise":
-                raise ValueError(f"{error} [image {index} of the batch]") from None
-            _warn_skipped(images[index], index, error)
-            failed.append(index)
-            continue
-        out[index].copy_(row)
-    kept = [i for i in range(len(images)) if i not in set(failed)]
-    if failed:
+        if code != 0:  # the single-image steps, with the batch's parameters
+            row = _single_or_skip(prefix, transforms, index, images[index], owner, on_error, out[index])
+            if row is None:
+                continue
+            out[index].copy_(row)
+        kept.append(index)
+    if len(kept) < len(images):
         out = out[kept]
     return out, prefix.consumed, kept
+
+
+def _single_or_skip(
+    prefix: _Prefix,
+    transforms: Sequence[Any],
+    index: int,
+    image: EncodedImage,
+    owner: str,
+    on_error: str,
+    like: Optional[torch.Tensor] = None,
+) -> Optional[torch.Tensor]:
+    """Row ``index`` by the single-image steps (of ``like``'s shape and dtype, when given); where they fail, the
+    error (naming the file and the row) raised, or None and a warning with ``on_error="skip"``."""
+    try:
+        row = prefix.single(transforms, index, image, owner).as_subclass(torch.Tensor)
+        if like is not None and (row.shape != like.shape or row.dtype != like.dtype):
+            raise ValueError(
+                f"{owner}: the image gives {row.dtype} {list(row.shape)}, the batch holds {like.dtype} "
+                f"{list(like.shape)}{image._where()}"
+            )
+        return row
+    except (ValueError, RuntimeError, TypeError) as error:
+        if on_error == "raise":
+            raise ValueError(f"{error} [image {index} of the batch]") from None
+        _warn_skipped(image, index, error)
+        return None
 
 
 def _stack_single(
@@ -247,14 +262,10 @@ def _stack_single(
 ) -> Tuple[torch.Tensor, int, List[int]]:
     rows, kept = [], []
     for index, image in enumerate(images):
-        try:
-            rows.append(prefix.single(transforms, index, image, owner).as_subclass(torch.Tensor))
-        except (ValueError, RuntimeError, TypeError) as error:
-            if on_error == "raise":
-                raise ValueError(f"{error} [image {index} of the batch]") from None
-            _warn_skipped(image, index, error)
-            continue
-        kept.append(index)
+        row = _single_or_skip(prefix, transforms, index, image, owner, on_error)
+        if row is not None:
+            rows.append(row)
+            kept.append(index)
     shapes = {(tuple(row.shape), row.dtype) for row in rows}
     if len(shapes) > 1:
         raise ValueError(f"{owner}: the images of the batch decode to different shapes or dtypes {sorted(shapes)}")
